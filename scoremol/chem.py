@@ -1,0 +1,84 @@
+"""Parse and standardize molecules, with a one-line reason for every failure.
+
+Standardization (on by default) keeps the largest organic fragment, so salts and
+counter-ions are stripped, and neutralizes charges where a neutral form exists
+(RDKit ``MolStandardize``). The expensive standardizers run only when the molecule
+needs them (several fragments, or charged atoms), which leaves results unchanged and
+keeps the common case fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rdkit import Chem, RDLogger
+from rdkit.Chem.MolStandardize import rdMolStandardize
+
+RDLogger.DisableLog("rdApp.*")  # failures are reported per row instead of on stderr
+
+STATUS_OK = "ok"
+STATUS_INVALID = "invalid"
+STATUS_EMPTY = "empty"
+
+
+@dataclass(frozen=True)
+class ParsedMolecule:
+    """A parsed molecule (``mol`` is None when it failed) and what happened to it."""
+
+    mol: Chem.Mol | None
+    status: str
+    reason: str = ""
+
+
+@lru_cache(maxsize=1)
+def _fragment_chooser() -> rdMolStandardize.LargestFragmentChooser:
+    return rdMolStandardize.LargestFragmentChooser(preferOrganic=True)
+
+
+@lru_cache(maxsize=1)
+def _uncharger() -> rdMolStandardize.Uncharger:
+    return rdMolStandardize.Uncharger()
+
+
+def standardize_mol(mol: Chem.Mol) -> tuple[Chem.Mol, str]:
+    """Largest organic fragment + neutralization; returns the molecule and a note."""
+    notes = []
+    n_frags = len(Chem.GetMolFrags(mol))
+    if n_frags > 1:
+        mol = _fragment_chooser().choose(mol)
+        notes.append(f"kept largest of {n_frags} fragments")
+    if any(a.GetFormalCharge() for a in mol.GetAtoms()):
+        before = Chem.GetFormalCharge(mol), sum(1 for a in mol.GetAtoms() if a.GetFormalCharge())
+        mol = _uncharger().uncharge(mol)
+        after = Chem.GetFormalCharge(mol), sum(1 for a in mol.GetAtoms() if a.GetFormalCharge())
+        if after != before:
+            notes.append("neutralized")
+    return mol, "; ".join(notes)
+
+
+def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
+    """Parse one SMILES string; never raises."""
+    text = "" if smiles is None else str(smiles).strip()
+    if not text or text.lower() == "nan":
+        return ParsedMolecule(None, STATUS_EMPTY, "empty SMILES")
+    try:
+        mol = Chem.MolFromSmiles(text)
+    except Exception as exc:  # RDKit raises on a few pathological inputs
+        return ParsedMolecule(None, STATUS_INVALID, f"RDKit error: {exc}".splitlines()[0])
+    if mol is None:
+        return ParsedMolecule(None, STATUS_INVALID, "invalid SMILES (RDKit could not parse it)")
+    return finish_molecule(mol, standardize)
+
+
+def finish_molecule(mol: Chem.Mol, standardize: bool) -> ParsedMolecule:
+    """Apply standardization to an already parsed molecule (SMILES or SDF record)."""
+    if mol.GetNumAtoms() == 0:
+        return ParsedMolecule(None, STATUS_EMPTY, "molecule has no atoms")
+    note = ""
+    if standardize:
+        try:
+            mol, note = standardize_mol(mol)
+        except Exception as exc:
+            return ParsedMolecule(None, STATUS_INVALID, f"standardization failed: {exc}".splitlines()[0])
+    return ParsedMolecule(mol, STATUS_OK, note)

@@ -1,0 +1,154 @@
+"""Named benchmark data sets (esol, freesolv, lipophilicity) resolved to verified local files.
+
+A name resolves to ``$SCOREMOL_DATA/<file>``, then to the user cache folder, then to a
+download verified by sha256. A local CSV whose checksum matches an entry inherits that
+entry's target column, so ``scoremol train esol.csv`` needs no ``--target``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import urllib.request
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from scoremol.errors import ScoremolError
+from scoremol.io import atomic_write
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """One registry entry; ``sha256`` lists every accepted byte-exact copy."""
+
+    name: str
+    filename: str
+    url: str
+    sha256: tuple[str, ...]
+    smiles_col: str
+    target_col: str
+    units: str
+    description: str
+
+
+REGISTRY: dict[str, DatasetInfo] = {
+    d.name: d
+    for d in (
+        DatasetInfo(
+            "esol",
+            "esol.csv",
+            "https://deepchemdata.s3-us-west-1.amazonaws.com/datasets/delaney-processed.csv",
+            ("8c06a76f0c6487d29ab0f903e6a7a7139f189ab3c1178f159c8be8964602f189",),
+            "smiles",
+            "measured log solubility in mols per litre",
+            "log10(mol/L)",
+            "aqueous solubility (ESOL / Delaney), 1128 molecules",
+        ),
+        DatasetInfo(
+            "freesolv",
+            "freesolv.csv",
+            "https://deepchemdata.s3-us-west-1.amazonaws.com/datasets/SAMPL.csv",
+            ("ab5895d914ee87cb563bd7b9611e869527bba45bec6b014d34dc495a0f9dcb72",),
+            "smiles",
+            "expt",
+            "kcal/mol",
+            "hydration free energy (FreeSolv / SAMPL), 642 molecules",
+        ),
+        DatasetInfo(
+            "lipophilicity",
+            "lipophilicity.csv",
+            "https://deepchemdata.s3-us-west-1.amazonaws.com/datasets/Lipophilicity.csv",
+            (
+                # LF copy (GitHub leojklarner/GNN) and DeepChem's CRLF original
+                "627bb3891f01e9022098b48f0aa6367df3ff909524b841d4143e6fc4a6501458",
+                "aed41590cb30609d51d8e08ad3ff06495a76e80e211358801f596b10da69bacd",
+            ),
+            "smiles",
+            "exp",
+            "log10 ratio (logD7.4)",
+            "octanol/water distribution coefficient at pH 7.4, 4200 molecules",
+        ),
+    )
+}
+
+
+def cache_dir() -> Path:
+    """The user cache folder (``$SCOREMOL_CACHE``, else ``$XDG_CACHE_HOME/scoremol``)."""
+    if os.environ.get("SCOREMOL_CACHE"):
+        return Path(os.environ["SCOREMOL_CACHE"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "scoremol"
+
+
+def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(chunk):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _verified(path: Path, info: DatasetInfo) -> Path:
+    actual = sha256_file(path)
+    if actual not in info.sha256:
+        raise ScoremolError(
+            f"checksum mismatch for {info.name} at {path}: sha256 {actual[:12]}... is not the "
+            f"registered {info.sha256[0][:12]}...; remove or replace the file"
+        )
+    return path
+
+
+def resolve(name: str, download: bool = True) -> Path:
+    """The verified local path of a named data set, downloading it if allowed and needed."""
+    info = REGISTRY.get(name.lower())
+    if info is None:
+        raise ScoremolError(f"unknown data set {name!r}; known: {', '.join(REGISTRY)}")
+    data_dir = os.environ.get("SCOREMOL_DATA")
+    if data_dir and (Path(data_dir) / info.filename).is_file():
+        return _verified(Path(data_dir) / info.filename, info)
+    cached = cache_dir() / "data" / info.filename
+    if cached.is_file():
+        return _verified(cached, info)
+    where = f"{Path(data_dir) / info.filename if data_dir else '$SCOREMOL_DATA/' + info.filename} or {cached}"
+    if not download:
+        raise ScoremolError(f"data set {info.name} not found locally; put {info.filename} at {where}")
+    try:
+        with urllib.request.urlopen(info.url, timeout=30) as response:
+            payload = response.read()
+    except Exception as exc:  # offline, DNS, HTTP error: all mean "not available"
+        raise ScoremolError(
+            f"could not download {info.name} from {info.url} ({type(exc).__name__}); "
+            f"offline? put {info.filename} at {where}"
+        ) from exc
+    actual = hashlib.sha256(payload).hexdigest()
+    if actual not in info.sha256:
+        raise ScoremolError(f"downloaded {info.name} has sha256 {actual[:12]}..., expected {info.sha256[0][:12]}...")
+    with atomic_write(cached, "wb") as handle:
+        handle.write(payload)
+    return cached
+
+
+@lru_cache(maxsize=64)
+def _lookup_cached(path: str, size: int, mtime: float) -> DatasetInfo | None:
+    digest = sha256_file(path)
+    return next((d for d in REGISTRY.values() if digest in d.sha256), None)
+
+
+def lookup_by_checksum(path: str | os.PathLike) -> DatasetInfo | None:
+    """The registry entry whose checksum matches this local file, if any."""
+    p = Path(path)
+    if not p.is_file():
+        return None
+    stat = p.stat()
+    return _lookup_cached(str(p.resolve()), stat.st_size, stat.st_mtime)
+
+
+def resolve_input(path_or_name: str) -> tuple[str, DatasetInfo | None]:
+    """A user's INPUT: an existing file or ``-`` stays as is; a registry name is resolved."""
+    if path_or_name == "-" or Path(path_or_name).exists():
+        return path_or_name, lookup_by_checksum(path_or_name) if path_or_name != "-" else None
+    if path_or_name.lower() in REGISTRY:
+        path = resolve(path_or_name)
+        return str(path), REGISTRY[path_or_name.lower()]
+    raise ScoremolError(f"input file not found: {path_or_name} (nor a data set name: {', '.join(REGISTRY)})")

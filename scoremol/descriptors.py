@@ -1,0 +1,50 @@
+"""RDKit 2D descriptors for models that fuse them, with non-finite values made explicit.
+
+Several RDKit descriptors are NaN, infinite or astronomically large for some molecules
+(Ipc, partial charges, BCUT2D on unusual atoms). They are stored as NaN here and counted,
+so the training-time scaler (:mod:`scoremol.scaling`) can impute them deliberately.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from rdkit import Chem
+from rdkit.Chem import Descriptors
+
+#: Every RDKit 2D descriptor, in RDKit's order.
+ALL_DESCRIPTORS: tuple[str, ...] = tuple(name for name, _ in Descriptors._descList)
+_FUNCTIONS = dict(Descriptors._descList)
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def descriptor_names(subset: str | tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """Resolve a descriptor selection: None or "all" means every RDKit descriptor."""
+    if subset is None or subset == "all":
+        return ALL_DESCRIPTORS
+    names = tuple(subset)
+    unknown = [n for n in names if n not in _FUNCTIONS]
+    if unknown:
+        raise ValueError(f"unknown RDKit descriptors: {', '.join(unknown)}")
+    return names
+
+
+def compute_descriptors(mol: Chem.Mol, names: tuple[str, ...] = ALL_DESCRIPTORS) -> np.ndarray:
+    """One molecule's descriptor vector (float32); failures and non-finite values are NaN."""
+    out = np.full(len(names), np.nan, dtype=np.float32)
+    for i, name in enumerate(names):
+        try:
+            value = float(_FUNCTIONS[name](mol))
+        except Exception:  # RDKit raises for some descriptors on exotic molecules
+            continue
+        if math.isfinite(value) and abs(value) < _FLOAT32_MAX:
+            out[i] = value
+    return out
+
+
+def compute_descriptor_matrix(mols: list[Chem.Mol], names: tuple[str, ...] = ALL_DESCRIPTORS) -> np.ndarray:
+    """Descriptor matrix ``[len(mols), len(names)]`` (float32 with NaN for missing)."""
+    if not mols:
+        return np.zeros((0, len(names)), dtype=np.float32)
+    return np.stack([compute_descriptors(m, names) for m in mols])

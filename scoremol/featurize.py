@@ -1,0 +1,242 @@
+"""Atom and bond features: RDKit molecule -> PyTorch Geometric ``Data``.
+
+Every categorical feature is one-hot with an explicit "other" slot (never a raw integer fed
+to a linear layer), so an unseen value still has a place. Edges are stored in both
+directions and consecutively: edge ``2*i`` is bond ``i`` from begin to end atom, edge
+``2*i + 1`` the same bond reversed, so the reverse of edge ``e`` is ``e ^ 1``. That layout
+survives PyG batching (graphs are concatenated and every graph has an even edge count), and
+the DMPNN block relies on it.
+
+Feature layout (widths in brackets), see ``ATOM_FEATURES`` and ``BOND_FEATURES``:
+
+atom [ATOM_DIM]
+    element       one-hot over ``ELEMENTS`` + other
+    degree        one-hot 0..5 + other
+    formal_charge one-hot -2..+2 + other
+    total_h       one-hot 0..4 + other (implicit + explicit hydrogens)
+    hybridization one-hot S, SP, SP2, SP3, SP3D, SP3D2 + other
+    aromatic      1 flag
+    in_ring       1 flag
+    chirality     one-hot unspecified, CW, CCW + other
+    mass          1 value, atomic mass / 100
+bond [BOND_DIM]
+    bond_type     one-hot single, double, triple, aromatic (+ other)
+    conjugated    1 flag
+    in_ring       1 flag
+    stereo        one-hot none, any, Z, E, cis, trans + other
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from rdkit import Chem
+from torch_geometric.data import Data
+
+#: Bump whenever the meaning or order of any feature changes: it invalidates caches.
+FEATURIZER_VERSION = 1
+
+ELEMENTS: tuple[str, ...] = (
+    "H", "Li", "B", "C", "N", "O", "F", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "K", "Ca",
+    "Fe", "Cu", "Zn", "As", "Se", "Br", "Sn", "Te", "I", "Pt", "Hg", "Pb",
+)
+DEGREES = (0, 1, 2, 3, 4, 5)
+FORMAL_CHARGES = (-2, -1, 0, 1, 2)
+TOTAL_HS = (0, 1, 2, 3, 4)
+HYBRIDIZATIONS = (
+    Chem.HybridizationType.S,
+    Chem.HybridizationType.SP,
+    Chem.HybridizationType.SP2,
+    Chem.HybridizationType.SP3,
+    Chem.HybridizationType.SP3D,
+    Chem.HybridizationType.SP3D2,
+)
+CHIRALITIES = (
+    Chem.ChiralType.CHI_UNSPECIFIED,
+    Chem.ChiralType.CHI_TETRAHEDRAL_CW,
+    Chem.ChiralType.CHI_TETRAHEDRAL_CCW,
+)
+BOND_TYPES = (
+    Chem.BondType.SINGLE,
+    Chem.BondType.DOUBLE,
+    Chem.BondType.TRIPLE,
+    Chem.BondType.AROMATIC,
+)
+BOND_STEREOS = (
+    Chem.BondStereo.STEREONONE,
+    Chem.BondStereo.STEREOANY,
+    Chem.BondStereo.STEREOZ,
+    Chem.BondStereo.STEREOE,
+    Chem.BondStereo.STEREOCIS,
+    Chem.BondStereo.STEREOTRANS,
+)
+
+#: (name, width) of each atom feature block, in order.
+ATOM_FEATURES: tuple[tuple[str, int], ...] = (
+    ("element", len(ELEMENTS) + 1),
+    ("degree", len(DEGREES) + 1),
+    ("formal_charge", len(FORMAL_CHARGES) + 1),
+    ("total_h", len(TOTAL_HS) + 1),
+    ("hybridization", len(HYBRIDIZATIONS) + 1),
+    ("aromatic", 1),
+    ("in_ring", 1),
+    ("chirality", len(CHIRALITIES) + 1),
+    ("mass", 1),
+)
+#: (name, width) of each bond feature block, in order.
+BOND_FEATURES: tuple[tuple[str, int], ...] = (
+    ("bond_type", len(BOND_TYPES) + 1),
+    ("conjugated", 1),
+    ("in_ring", 1),
+    ("stereo", len(BOND_STEREOS) + 1),
+)
+ATOM_DIM = sum(w for _, w in ATOM_FEATURES)
+BOND_DIM = sum(w for _, w in BOND_FEATURES)
+
+
+def _offsets(blocks: tuple[tuple[str, int], ...]) -> dict[str, int]:
+    out, pos = {}, 0
+    for name, width in blocks:
+        out[name] = pos
+        pos += width
+    return out
+
+
+ATOM_OFFSETS = _offsets(ATOM_FEATURES)
+BOND_OFFSETS = _offsets(BOND_FEATURES)
+
+
+def _lookup(values: tuple, offset: int) -> tuple[dict, int]:
+    """Map each known value to its column; unknown values go to the 'other' column."""
+    return {v: offset + i for i, v in enumerate(values)}, offset + len(values)
+
+
+_ELEM, _ELEM_OTHER = _lookup(ELEMENTS, ATOM_OFFSETS["element"])
+_DEG, _DEG_OTHER = _lookup(DEGREES, ATOM_OFFSETS["degree"])
+_CHG, _CHG_OTHER = _lookup(FORMAL_CHARGES, ATOM_OFFSETS["formal_charge"])
+_HS, _HS_OTHER = _lookup(TOTAL_HS, ATOM_OFFSETS["total_h"])
+_HYB, _HYB_OTHER = _lookup(HYBRIDIZATIONS, ATOM_OFFSETS["hybridization"])
+_CHI, _CHI_OTHER = _lookup(CHIRALITIES, ATOM_OFFSETS["chirality"])
+_AROM = ATOM_OFFSETS["aromatic"]
+_RING = ATOM_OFFSETS["in_ring"]
+_MASS = ATOM_OFFSETS["mass"]
+_BT, _BT_OTHER = _lookup(BOND_TYPES, BOND_OFFSETS["bond_type"])
+_BST, _BST_OTHER = _lookup(BOND_STEREOS, BOND_OFFSETS["stereo"])
+_BCONJ = BOND_OFFSETS["conjugated"]
+_BRING = BOND_OFFSETS["in_ring"]
+
+
+def featurizer_fingerprint() -> str:
+    """A digest of everything that determines the features; part of every cache key."""
+    spec = {
+        "version": FEATURIZER_VERSION,
+        "atom": ATOM_FEATURES,
+        "bond": BOND_FEATURES,
+        "elements": ELEMENTS,
+        "charges": FORMAL_CHARGES,
+        "hs": TOTAL_HS,
+        "degrees": DEGREES,
+        "hyb": [str(h) for h in HYBRIDIZATIONS],
+        "chi": [str(c) for c in CHIRALITIES],
+        "bt": [str(b) for b in BOND_TYPES],
+        "stereo": [str(s) for s in BOND_STEREOS],
+    }
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class GraphArrays:
+    """The numpy form of one molecular graph, before it becomes a ``Data``."""
+
+    x: np.ndarray  # [num_atoms, ATOM_DIM] float32
+    edge_index: np.ndarray  # [2, 2 * num_bonds] int64
+    edge_attr: np.ndarray  # [2 * num_bonds, BOND_DIM] float32
+
+
+def atom_features(mol: Chem.Mol) -> np.ndarray:
+    """Atom feature matrix ``[num_atoms, ATOM_DIM]`` (float32)."""
+    n = mol.GetNumAtoms()
+    x = np.zeros((n, ATOM_DIM), dtype=np.float32)
+    rows: list[int] = []
+    cols: list[int] = []
+    for atom in mol.GetAtoms():
+        i = atom.GetIdx()
+        rows += (i, i, i, i, i, i)
+        cols += (
+            _ELEM.get(atom.GetSymbol(), _ELEM_OTHER),
+            _DEG.get(atom.GetDegree(), _DEG_OTHER),
+            _CHG.get(atom.GetFormalCharge(), _CHG_OTHER),
+            _HS.get(atom.GetTotalNumHs(), _HS_OTHER),
+            _HYB.get(atom.GetHybridization(), _HYB_OTHER),
+            _CHI.get(atom.GetChiralTag(), _CHI_OTHER),
+        )
+        if atom.GetIsAromatic():
+            rows.append(i)
+            cols.append(_AROM)
+        if atom.IsInRing():
+            rows.append(i)
+            cols.append(_RING)
+        x[i, _MASS] = atom.GetMass() * 0.01
+    x[rows, cols] = 1.0
+    return x
+
+
+def bond_features(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
+    """Directed edges and their features: ``([2, 2B] int64, [2B, BOND_DIM] float32)``."""
+    nb = mol.GetNumBonds()
+    edge_index = np.empty((2, 2 * nb), dtype=np.int64)
+    edge_attr = np.zeros((2 * nb, BOND_DIM), dtype=np.float32)
+    rows: list[int] = []
+    cols: list[int] = []
+    for bond in mol.GetBonds():
+        k = 2 * bond.GetIdx()
+        u, v = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+        edge_index[0, k], edge_index[1, k] = u, v
+        edge_index[0, k + 1], edge_index[1, k + 1] = v, u
+        c1 = _BT.get(bond.GetBondType(), _BT_OTHER)
+        c2 = _BST.get(bond.GetStereo(), _BST_OTHER)
+        rows += (k, k, k + 1, k + 1)
+        cols += (c1, c2, c1, c2)
+        if bond.GetIsConjugated():
+            rows += (k, k + 1)
+            cols += (_BCONJ, _BCONJ)
+        if bond.IsInRing():
+            rows += (k, k + 1)
+            cols += (_BRING, _BRING)
+    if rows:
+        edge_attr[rows, cols] = 1.0
+    return edge_index, edge_attr
+
+
+def mol_to_arrays(mol: Chem.Mol) -> GraphArrays:
+    """Featurize one RDKit molecule into numpy arrays."""
+    edge_index, edge_attr = bond_features(mol)
+    return GraphArrays(atom_features(mol), edge_index, edge_attr)
+
+
+def arrays_to_data(g: GraphArrays) -> Data:
+    """Wrap numpy graph arrays as a PyG ``Data`` (no copy)."""
+    return Data(
+        x=torch.from_numpy(g.x),
+        edge_index=torch.from_numpy(g.edge_index),
+        edge_attr=torch.from_numpy(g.edge_attr),
+    )
+
+
+def mol_to_graph(mol: Chem.Mol) -> Data:
+    """Featurize one RDKit molecule into a PyG ``Data``."""
+    return arrays_to_data(mol_to_arrays(mol))
+
+
+def smiles_to_graph(smiles: str, standardize: bool = True) -> Data:
+    """Parse, standardize and featurize one SMILES; raises ``ValueError`` if invalid."""
+    from scoremol.chem import parse_molecule
+
+    parsed = parse_molecule(smiles, standardize=standardize)
+    if parsed.mol is None:
+        raise ValueError(f"{smiles!r}: {parsed.reason}")
+    return mol_to_graph(parsed.mol)

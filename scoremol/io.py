@@ -1,0 +1,369 @@
+"""Read molecules from CSV/TSV/SMI/SDF files or standard input, and write outputs atomically.
+
+Every subcommand reads through :func:`iter_chunks`, so every subcommand handles the same
+formats, the same SMILES-column detection and the same quirks (UTF-8 BOM, Windows line
+endings, trailing whitespace, blank lines, non-UTF-8 bytes). A row is never dropped:
+a blank line is a row with an empty SMILES, which the parser later reports as such.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import pandas as pd
+from rdkit import Chem
+
+from scoremol.chem import ParsedMolecule, finish_molecule, parse_molecule, STATUS_INVALID
+from scoremol.errors import ScoremolError
+
+FORMATS = ("csv", "tsv", "smi", "sdf")
+SMILES_NAMES = ("smiles", "SMILES", "Smiles")
+_EXTENSIONS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".smi": "smi",
+    ".smiles": "smi",
+    ".ism": "smi",
+    ".can": "smi",
+    ".txt": "smi",
+    ".sdf": "sdf",
+    ".sd": "sdf",
+    ".mol": "sdf",
+}
+
+
+@dataclass
+class MoleculeChunk:
+    """A block of consecutive input rows.
+
+    ``frame`` holds the columns a user gets back in outputs (all values as strings);
+    ``smiles`` the raw SMILES of each row; ``mols`` pre-parsed molecules for formats that
+    carry structures (SDF), with ``errors`` the per-row reason when a record failed.
+    """
+
+    frame: pd.DataFrame
+    smiles: list[str]
+    start: int
+    smiles_col: str = "smiles"
+    mols: list[Chem.Mol | None] | None = None
+    errors: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.smiles)
+
+    def parse(self, standardize: bool = True) -> list[ParsedMolecule]:
+        """Parse and standardize every row; never raises, one result per row."""
+        if self.mols is None:
+            return [parse_molecule(s, standardize) for s in self.smiles]
+        out = []
+        for mol, err in zip(self.mols, self.errors or [""] * len(self.mols)):
+            if mol is None:
+                out.append(ParsedMolecule(None, STATUS_INVALID, err or "record could not be parsed"))
+            else:
+                out.append(finish_molecule(mol, standardize))
+        return out
+
+
+@dataclass
+class InputSpec:
+    """Where molecules come from and how to read them."""
+
+    path: str  # a file path or "-" for standard input
+    fmt: str | None = None  # one of FORMATS; None = from the extension, else sniffed
+    smiles_col: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+def detect_format(path: str, fmt: str | None = None) -> str | None:
+    """The input format from ``fmt`` or the file extension (None: sniff the content)."""
+    if fmt:
+        if fmt not in FORMATS:
+            raise ScoremolError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        return fmt
+    if path == "-":
+        return None
+    return _EXTENSIONS.get(Path(path).suffix.lower())
+
+
+class _Prefixed(io.RawIOBase):
+    """A byte stream that replays bytes already read (for sniffing stdin) before the rest."""
+
+    def __init__(self, prefix: bytes, rest: BinaryIO) -> None:
+        self._prefix = prefix
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        if self._prefix:
+            n = min(len(buffer), len(self._prefix))
+            buffer[:n] = self._prefix[:n]
+            self._prefix = self._prefix[n:]
+            return n
+        data = self._rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _open_binary(path: str) -> BinaryIO:
+    if path == "-":
+        return sys.stdin.buffer
+    p = Path(path)
+    if not p.exists():
+        raise ScoremolError(f"input file not found: {path}")
+    if p.is_dir():
+        raise ScoremolError(f"input is a directory, not a file: {path}")
+    return open(p, "rb")
+
+
+def _sniff(first_line: bytes, smiles_col: str | None) -> str:
+    """Guess csv/tsv/smi from the first line (a header naming the SMILES column => table)."""
+    text = first_line.decode("utf-8-sig", errors="replace").strip()
+    wanted = {smiles_col.lower()} if smiles_col else {"smiles"}
+    for sep, kind in (("\t", "tsv"), (",", "csv")):
+        tokens = [t.strip().strip('"').lower() for t in text.split(sep)]
+        if len(tokens) > 1 and wanted & set(tokens):
+            return kind
+    return "smi"
+
+
+def find_smiles_column(columns: list[str], requested: str | None) -> str:
+    """The SMILES column: ``requested`` if given, else one named smiles/SMILES/Smiles."""
+    if requested is not None:
+        if requested in columns:
+            return requested
+        raise ScoremolError(
+            f"SMILES column {requested!r} not found; columns are: {', '.join(map(str, columns))}"
+        )
+    for name in SMILES_NAMES:
+        if name in columns:
+            return name
+    matches = [c for c in columns if str(c).strip().lower() == "smiles"]
+    if len(matches) == 1:
+        return matches[0]
+    raise ScoremolError(
+        "no SMILES column found (looked for smiles/SMILES/Smiles); pass --smiles-col; "
+        f"columns are: {', '.join(map(str, columns))}"
+    )
+
+
+def _check_header(header: list[str]) -> None:
+    seen, dupes = set(), []
+    for name in header:
+        if name in seen and name not in dupes:
+            dupes.append(name)
+        seen.add(name)
+    if dupes:
+        raise ScoremolError(f"duplicate column names in header: {', '.join(dupes)}")
+
+
+def _iter_table(stream: BinaryIO, sep: str, smiles_col: str | None, chunk_size: int) -> Iterator[MoleculeChunk]:
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
+    try:
+        first = text.readline()
+        if not first.strip():
+            raise ScoremolError("input is empty (no header line)")
+        header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
+        _check_header(header)
+        col = find_smiles_column(header, smiles_col)
+        reader = pd.read_csv(
+            _ChainText(first, text),
+            sep=sep,
+            dtype=str,
+            keep_default_na=False,
+            skip_blank_lines=False,
+            chunksize=chunk_size,
+        )
+        with reader:
+            start = 0
+            for frame in reader:
+                if frame.empty:
+                    continue
+                frame.columns = header[: len(frame.columns)] + list(frame.columns[len(header):])
+                smiles = [s.strip() for s in frame[col].tolist()]
+                yield MoleculeChunk(frame.reset_index(drop=True), smiles, start, col)
+                start += len(frame)
+    except pd.errors.ParserError as exc:
+        raise ScoremolError(f"malformed table: {str(exc).strip().splitlines()[-1]}") from exc
+    finally:
+        text.detach()  # the caller owns (and closes) the byte stream
+
+
+class _ChainText(io.TextIOBase):
+    """A text stream that yields ``first`` and then the rest of ``stream`` (pandas input)."""
+
+    def __init__(self, first: str, stream: io.TextIOBase) -> None:
+        self._first = first
+        self._stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int | None = -1) -> str:  # type: ignore[override]
+        if self._first:
+            head, self._first = self._first, ""
+            if size is None or size < 0:
+                return head + self._stream.read()
+            return head
+        return self._stream.read(size if size is not None else -1)
+
+    def readline(self, size: int = -1) -> str:  # type: ignore[override]
+        if self._first:
+            head, self._first = self._first, ""
+            return head
+        return self._stream.readline(size)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        line = self.readline()
+        if not line:
+            raise StopIteration
+        return line
+
+
+def _iter_smi(stream: BinaryIO, chunk_size: int) -> Iterator[MoleculeChunk]:
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline=None)
+    try:
+        yield from _smi_chunks(text, chunk_size)
+    finally:
+        text.detach()  # the caller owns (and closes) the byte stream
+
+
+def _smi_chunks(text: io.TextIOBase, chunk_size: int) -> Iterator[MoleculeChunk]:
+    start = 0
+    smiles: list[str] = []
+    names: list[str] = []
+    first = True
+    for line in text:
+        line = line.strip()
+        if first:
+            first = False
+            if line.split(maxsplit=1)[:1] and line.split(maxsplit=1)[0].lower() == "smiles":
+                continue  # a header line such as "SMILES Name"
+        parts = line.split(maxsplit=1)
+        smiles.append(parts[0] if parts else "")
+        names.append(parts[1].strip() if len(parts) > 1 else "")
+        if len(smiles) >= chunk_size:
+            yield MoleculeChunk(pd.DataFrame({"smiles": smiles, "name": names}), smiles, start)
+            start += len(smiles)
+            smiles, names = [], []
+    if smiles:
+        yield MoleculeChunk(pd.DataFrame({"smiles": smiles, "name": names}), smiles, start)
+
+
+def _iter_sdf(stream: BinaryIO, chunk_size: int) -> Iterator[MoleculeChunk]:
+    supplier = Chem.ForwardSDMolSupplier(stream, sanitize=True, removeHs=True)
+    start = 0
+    records: list[dict] = []
+    mols: list[Chem.Mol | None] = []
+    errors: list[str] = []
+
+    def flush() -> MoleculeChunk:
+        frame = pd.DataFrame.from_records(records).fillna("")
+        smiles = frame["smiles"].tolist()
+        return MoleculeChunk(frame, smiles, start, "smiles", mols, errors)
+
+    index = 0
+    while True:
+        try:
+            mol = next(supplier)
+        except StopIteration:
+            break
+        except Exception as exc:  # a record RDKit cannot even split
+            mol, err = None, f"SDF record {index + 1} could not be read: {exc}".splitlines()[0]
+        else:
+            err = "" if mol is not None else f"SDF record {index + 1} could not be parsed"
+        record = {"smiles": "", "name": ""}
+        if mol is not None:
+            record["smiles"] = Chem.MolToSmiles(mol)
+            record["name"] = mol.GetProp("_Name") if mol.HasProp("_Name") else ""
+            for key, value in mol.GetPropsAsDict(includePrivate=False, includeComputed=False).items():
+                record[key] = str(value)
+        records.append(record)
+        mols.append(mol)
+        errors.append(err)
+        index += 1
+        if len(records) >= chunk_size:
+            yield flush()
+            start += len(records)
+            records, mols, errors = [], [], []
+    if records:
+        yield flush()
+
+
+def iter_chunks(
+    path: str,
+    smiles_col: str | None = None,
+    fmt: str | None = None,
+    chunk_size: int = 10_000,
+) -> Iterator[MoleculeChunk]:
+    """Stream the rows of an input as :class:`MoleculeChunk` blocks, in order."""
+    kind = detect_format(path, fmt)
+    stream = _open_binary(path)
+    with contextlib.ExitStack() as stack:
+        if path != "-":
+            stack.enter_context(stream)
+        if kind is None:
+            first = stream.readline()
+            if not first:
+                raise ScoremolError("input is empty")
+            kind = _sniff(first, smiles_col)
+            stream = io.BufferedReader(_Prefixed(first, stream))
+        if kind == "sdf":
+            if smiles_col is not None:
+                raise ScoremolError("--smiles-col does not apply to SDF input")
+            yield from _iter_sdf(stream, chunk_size)
+        elif kind == "smi":
+            if smiles_col not in (None, "smiles"):
+                raise ScoremolError("--smiles-col does not apply to .smi input (SMILES is the first field)")
+            yield from _iter_smi(stream, chunk_size)
+        else:
+            yield from _iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
+
+
+def read_input(path: str, smiles_col: str | None = None, fmt: str | None = None) -> MoleculeChunk:
+    """Read a whole input into one chunk (for training data, which must fit in memory)."""
+    chunks = list(iter_chunks(path, smiles_col, fmt, chunk_size=1 << 30))
+    if not chunks:
+        raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
+    if len(chunks) == 1:
+        return chunks[0]
+    frame = pd.concat([c.frame for c in chunks], ignore_index=True).fillna("")
+    smiles = [s for c in chunks for s in c.smiles]
+    mols = None if chunks[0].mols is None else [m for c in chunks for m in c.mols or []]
+    errors = None if chunks[0].errors is None else [e for c in chunks for e in c.errors or []]
+    return MoleculeChunk(frame, smiles, 0, chunks[0].smiles_col, mols, errors)
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "w", **kwargs) -> Iterator[io.IOBase]:
+    """Open a temporary file beside ``path`` and move it into place only on success.
+
+    An error or interrupt leaves any previous file untouched and no partial file behind.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, **kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

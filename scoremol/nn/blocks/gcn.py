@@ -1,0 +1,30 @@
+"""GCN block: symmetric-normalised graph convolution with bond-dependent edge weights."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch_geometric.nn import GCNConv
+
+from scoremol.nn.context import GraphContext
+
+
+class GCNBlock(nn.Module):
+    """``y = GCNConv(dropout(h), w(e))`` with ``w(e) = sigmoid(Linear(edge_attr))``.
+
+    GCNConv only takes a scalar weight per edge, so bond features enter as a learned
+    positive weight in (0, 1) per bond (self-loops keep weight 1). This keeps GCN
+    edge-aware at the cost of ``edge_dim + 1`` parameters. ``heads`` is unused.
+    """
+
+    def __init__(self, hidden: int, edge_dim: int, heads: int = 1, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.dropout = dropout
+        self.edge_weight = nn.Linear(edge_dim, 1)
+        self.conv = GCNConv(hidden, hidden)
+
+    def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
+        weight = torch.sigmoid(self.edge_weight(ctx.edge_attr)).squeeze(-1)
+        h = F.dropout(h, self.dropout, self.training)
+        return self.conv(h, ctx.edge_index, weight)

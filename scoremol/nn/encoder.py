@@ -1,0 +1,88 @@
+"""Encoders: a molecular batch -> atom states ``[N, hidden]`` through one :class:`Depth`."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch_geometric.utils import scatter
+
+from scoremol.nn.activations import make_activation
+from scoremol.nn.blocks import BLOCKS, DMPNNBlock
+from scoremol.nn.config import ModelConfig
+from scoremol.nn.context import GraphContext, graph_index, reverse_edge_index
+
+
+def _check_features(data, config: ModelConfig) -> None:
+    """Fail with a clear message when the featurizer and the model disagree on widths."""
+    if data.x.dim() != 2 or data.x.size(1) != config.atom_dim:
+        raise ValueError(f"atom features have shape {tuple(data.x.shape)}, model expects "
+                         f"[N, {config.atom_dim}]")
+    ea = data.edge_attr
+    if ea is None or ea.dim() != 2 or ea.size(1) != config.bond_dim:
+        shape = None if ea is None else tuple(ea.shape)
+        raise ValueError(f"bond features have shape {shape}, model expects [E, {config.bond_dim}]")
+
+
+class AtomEncoder(nn.Module):
+    """``h = act(Linear(x))``, then Depth over the architecture's atom-state block.
+
+    Bond features go to the blocks raw (``bond_dim`` wide); each PyG conv embeds them
+    itself, so no separate edge projection is needed.
+    """
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        block_cls = BLOCKS[config.arch]
+        self.input = nn.Linear(config.atom_dim, config.hidden)
+        self.act = make_activation(config.activation)
+        self.depth = config.make_depth(
+            lambda: block_cls(config.hidden, config.bond_dim, config.heads, config.dropout))
+
+    def forward(self, data) -> Tensor:
+        _check_features(data, self.config)
+        batch, num_graphs = graph_index(data)
+        ctx = GraphContext(data.edge_index, data.edge_attr, batch, data.num_nodes, num_graphs)
+        return self.depth(self.act(self.input(data.x)), ctx)
+
+
+class DMPNNEncoder(nn.Module):
+    """Chemprop D-MPNN: Depth acts on directed-edge states, then an atom readout.
+
+    ``h0 = W_i [x_src ; edge_attr]`` (pre-activation, no bias, as chemprop); the edge state
+    starts at ``act(h0)`` and every step is ``y = h0 + W_h m``. Atom states are
+    ``dropout(act(W_o [x ; sum of incoming edge states]))``, so an atom without bonds still
+    gets a state from its own features.
+    """
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.W_i = nn.Linear(config.atom_dim + config.bond_dim, config.hidden, bias=False)
+        self.act = make_activation(config.activation)
+        self.depth = config.make_depth(
+            lambda: DMPNNBlock(config.hidden, config.bond_dim, config.heads, config.dropout))
+        self.W_o = nn.Linear(config.atom_dim + config.hidden, config.hidden)
+
+    def forward(self, data) -> Tensor:
+        _check_features(data, self.config)
+        batch, num_graphs = graph_index(data)
+        x, edge_index = data.x, data.edge_index
+        src, dst = edge_index
+        edge_input = self.W_i(torch.cat([x[src], data.edge_attr], dim=-1))
+        ctx = GraphContext(edge_index, data.edge_attr, batch, data.num_nodes, num_graphs,
+                           edge_input=edge_input, rev_index=reverse_edge_index(edge_index))
+        h = self.depth(self.act(edge_input), ctx)
+        incoming = scatter(h, dst, dim=0, dim_size=data.num_nodes, reduce="sum")
+        atoms = self.act(self.W_o(torch.cat([x, incoming], dim=-1)))
+        return F.dropout(atoms, self.config.dropout, self.training)
+
+
+def build_encoder(config: ModelConfig) -> nn.Module:
+    """The encoder for a graph architecture (DMPNN has its own, all use the same Depth)."""
+    if config.arch == "dmpnn":
+        return DMPNNEncoder(config)
+    if config.arch not in BLOCKS:
+        raise ValueError(f"{config.arch!r} is not a graph architecture")
+    return AtomEncoder(config)

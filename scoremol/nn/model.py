@@ -1,0 +1,56 @@
+"""Model assembly: ``build_model(ModelConfig) -> nn.Module`` for every architecture."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from scoremol.nn.config import ARCHITECTURES, ModelConfig
+from scoremol.nn.context import graph_index
+from scoremol.nn.dense import DenseModel
+from scoremol.nn.encoder import build_encoder
+from scoremol.nn.head import get_descriptors, make_head
+from scoremol.nn.readout import READOUTS
+
+
+class GraphModel(nn.Module):
+    """``encoder -> readout -> [; descriptors] -> dropout -> MLP head -> [B, n_targets]``."""
+
+    def __init__(self, config: ModelConfig) -> None:
+        super().__init__()
+        config.validate()
+        if config.is_dense:
+            raise ValueError(f"GraphModel needs a graph architecture, got {config.arch!r}")
+        self.config = config
+        self.encoder = build_encoder(config)
+        self.readout = READOUTS[config.readout](config.hidden, config.readout_steps,
+                                                config.dropout, config.activation)
+        extra = config.descriptor_dim if config.use_descriptors else 0
+        self.head = make_head(config.hidden + extra, config)
+
+    def forward(self, data) -> Tensor:
+        """Predictions for a PyG ``Batch`` (or a single ``Data``), shape ``[B, n_targets]``."""
+        atoms = self.encoder(data)
+        batch, num_graphs = graph_index(data)
+        g = self.readout(atoms, batch, num_graphs)
+        if self.config.use_descriptors:
+            desc = get_descriptors(data, num_graphs, self.config.descriptor_dim, g)
+            g = torch.cat([g, desc], dim=-1)
+        return self.head(F.dropout(g, self.config.dropout, self.training))
+
+
+def build_model(config: ModelConfig) -> nn.Module:
+    """Build the model ``config`` describes; the same config always gives the same module
+    tree, so a saved state_dict loads into ``build_model(ModelConfig.from_dict(...))``."""
+    if not isinstance(config, ModelConfig):
+        raise ValueError(f"build_model expects a ModelConfig, got {type(config).__name__}")
+    config.validate()
+    if config.arch not in ARCHITECTURES:  # pragma: no cover - validate() already checks
+        raise ValueError(f"unknown arch {config.arch!r}")
+    return DenseModel(config) if config.is_dense else GraphModel(config)
+
+
+def count_parameters(model: nn.Module) -> int:
+    """Number of trainable scalars."""
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -1,0 +1,73 @@
+"""Readouts: atom states ``[N, hidden]`` -> one vector per molecule ``[B, hidden]``."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch_geometric.nn import global_add_pool, global_mean_pool
+from torch_geometric.utils import scatter, softmax
+
+from scoremol.nn.activations import ActivationSpec, make_activation
+
+
+class SumReadout(nn.Module):
+    """Sum of atom states (size-extensive, like many molecular properties)."""
+
+    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
+                 activation: ActivationSpec = "relu") -> None:
+        super().__init__()
+
+    def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
+        return global_add_pool(h, batch, size=num_graphs)
+
+
+class MeanReadout(nn.Module):
+    """Mean of atom states (size-intensive)."""
+
+    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
+                 activation: ActivationSpec = "relu") -> None:
+        super().__init__()
+
+    def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
+        return global_mean_pool(h, batch, size=num_graphs)
+
+
+class MolAttFPReadout(nn.Module):
+    """AttentiveFP virtual super-node that attends over its molecule's atoms for T steps.
+
+    ``m0 = act(sum_v h_v)``; per step ``a_v = LeakyReLU(w^T [m ; h_v] + b)``,
+    ``alpha = softmax_v(a)`` within the molecule, ``c = ELU(sum_v alpha_v W dropout(h_v))``,
+    ``m = act(GRUCell(c, m))``. The attention and GRU weights are shared across the T
+    steps (as in PyG's AttentiveFP), so the parameter count does not depend on T.
+    """
+
+    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
+                 activation: ActivationSpec = "relu") -> None:
+        super().__init__()
+        if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+            raise ValueError(f"readout steps must be an integer >= 1, got {steps!r}")
+        self.steps = steps
+        self.dropout = dropout
+        self.act = make_activation(activation)
+        self.align = nn.Linear(2 * hidden, 1)
+        self.attend = nn.Linear(hidden, hidden)
+        self.gru = nn.GRUCell(hidden, hidden)
+
+    def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
+        m = self.act(scatter(h, batch, dim=0, dim_size=num_graphs, reduce="sum"))
+        for _ in range(self.steps):
+            a = F.leaky_relu(self.align(torch.cat([m[batch], h], dim=-1)))
+            alpha = softmax(a, batch, num_nodes=num_graphs)
+            values = self.attend(F.dropout(h, self.dropout, self.training))
+            c = F.elu(scatter(alpha * values, batch, dim=0, dim_size=num_graphs, reduce="sum"))
+            m = self.act(self.gru(c, m))
+        return m
+
+
+#: readout name -> class; all take ``(hidden, steps, dropout, activation)``.
+READOUTS: dict[str, type[nn.Module]] = {
+    "molattfp": MolAttFPReadout,
+    "sum": SumReadout,
+    "mean": MeanReadout,
+}

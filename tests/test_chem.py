@@ -1,0 +1,39 @@
+"""Parsing and standardization: salts, charges, invalid and empty input."""
+
+from rdkit import Chem
+
+from scoremol.chem import parse_molecule
+
+
+def test_salt_is_stripped_and_neutralized():
+    p = parse_molecule("CC(=O)[O-].[Na+]")
+    assert p.status == "ok"
+    assert Chem.MolToSmiles(p.mol) == "CC(=O)O"
+    assert "fragments" in p.reason and "neutralized" in p.reason
+
+
+def test_hydrochloride_keeps_organic_part():
+    p = parse_molecule("CN.Cl")
+    assert Chem.MolToSmiles(p.mol) == "CN"
+
+
+def test_no_standardize_keeps_everything():
+    p = parse_molecule("CC(=O)[O-].[Na+]", standardize=False)
+    assert Chem.MolToSmiles(p.mol) == "CC(=O)[O-].[Na+]" and p.reason == ""
+
+
+def test_invalid_and_empty_have_reasons():
+    assert parse_molecule("C1CC").status == "invalid"
+    assert parse_molecule("not a smiles").reason.startswith("invalid SMILES")
+    for empty in ("", "   ", None, "nan"):
+        p = parse_molecule(empty)
+        assert p.status == "empty" and p.mol is None and p.reason == "empty SMILES"
+
+
+def test_whitespace_is_stripped():
+    assert Chem.MolToSmiles(parse_molecule("  CCO \t").mol) == "CCO"
+
+
+def test_unchanged_molecule_has_no_note():
+    p = parse_molecule("c1ccccc1O")
+    assert p.status == "ok" and p.reason == ""

@@ -1,0 +1,114 @@
+"""Atom/bond feature widths and values on known molecules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from rdkit import Chem
+
+from scoremol import featurize as F
+from scoremol.featurize import ATOM_DIM, ATOM_FEATURES, ATOM_OFFSETS, BOND_DIM, BOND_OFFSETS, smiles_to_graph
+
+
+def block(x: np.ndarray, name: str, offsets=ATOM_OFFSETS, features=ATOM_FEATURES) -> np.ndarray:
+    width = dict(features)[name]
+    return x[..., offsets[name] : offsets[name] + width]
+
+
+def onehot_index(row: np.ndarray, name: str) -> int:
+    values = block(row, name)
+    assert values.sum() == 1.0, f"{name} is not one-hot: {values}"
+    return int(values.argmax())
+
+
+def test_dimensions_are_sums_of_documented_blocks():
+    assert ATOM_DIM == sum(w for _, w in ATOM_FEATURES) == 62
+    assert BOND_DIM == sum(w for _, w in F.BOND_FEATURES) == 14
+    # every categorical block has its "other" slot
+    assert dict(ATOM_FEATURES)["element"] == len(F.ELEMENTS) + 1
+    assert dict(ATOM_FEATURES)["formal_charge"] == len(F.FORMAL_CHARGES) + 1
+
+
+def test_benzene():
+    g = smiles_to_graph("c1ccccc1")
+    x = g.x.numpy()
+    assert x.shape == (6, ATOM_DIM) and x.dtype == np.float32
+    for row in x:
+        assert F.ELEMENTS[onehot_index(row, "element")] == "C"
+        assert F.DEGREES[onehot_index(row, "degree")] == 2
+        assert F.TOTAL_HS[onehot_index(row, "total_h")] == 1
+        assert F.FORMAL_CHARGES[onehot_index(row, "formal_charge")] == 0
+        assert F.HYBRIDIZATIONS[onehot_index(row, "hybridization")] == Chem.HybridizationType.SP2
+        assert block(row, "aromatic")[0] == 1.0 and block(row, "in_ring")[0] == 1.0
+        assert F.CHIRALITIES[onehot_index(row, "chirality")] == Chem.ChiralType.CHI_UNSPECIFIED
+        assert block(row, "mass")[0] == pytest.approx(0.12011, abs=1e-4)
+    assert g.edge_index.shape == (2, 12) and g.edge_attr.shape == (12, BOND_DIM)
+    e = g.edge_attr.numpy()
+    bt = e[:, BOND_OFFSETS["bond_type"] : BOND_OFFSETS["bond_type"] + 5]
+    assert (bt.argmax(1) == 3).all()  # aromatic
+    assert (e[:, BOND_OFFSETS["conjugated"]] == 1).all() and (e[:, BOND_OFFSETS["in_ring"]] == 1).all()
+
+
+def test_ethanol_values_and_edge_pairs():
+    g = smiles_to_graph("CCO")
+    x = g.x.numpy()
+    assert [F.ELEMENTS[onehot_index(r, "element")] for r in x] == ["C", "C", "O"]
+    assert [F.TOTAL_HS[onehot_index(r, "total_h")] for r in x] == [3, 2, 1]
+    assert [F.DEGREES[onehot_index(r, "degree")] for r in x] == [1, 2, 1]
+    assert all(F.HYBRIDIZATIONS[onehot_index(r, "hybridization")] == Chem.HybridizationType.SP3 for r in x)
+    assert x[:, ATOM_OFFSETS["aromatic"]].sum() == 0 and x[:, ATOM_OFFSETS["in_ring"]].sum() == 0
+    ei = g.edge_index.numpy()
+    # both directions, consecutive: the reverse of edge e is e ^ 1
+    for e in range(ei.shape[1]):
+        assert ei[0, e] == ei[1, e ^ 1] and ei[1, e] == ei[0, e ^ 1]
+    assert np.array_equal(g.edge_attr.numpy()[0::2], g.edge_attr.numpy()[1::2])
+    single = g.edge_attr.numpy()[:, BOND_OFFSETS["bond_type"]]
+    assert (single == 1).all()
+
+
+def test_charged_atom_keeps_its_charge_without_standardization():
+    g = smiles_to_graph("C[NH3+]", standardize=False)
+    n = g.x.numpy()[1]
+    assert F.ELEMENTS[onehot_index(n, "element")] == "N"
+    assert F.FORMAL_CHARGES[onehot_index(n, "formal_charge")] == 1
+    assert F.TOTAL_HS[onehot_index(n, "total_h")] == 3
+    # standardization neutralizes it
+    assert F.FORMAL_CHARGES[onehot_index(smiles_to_graph("C[NH3+]").x.numpy()[1], "formal_charge")] == 0
+
+
+def test_unknown_values_use_the_other_slot():
+    g = smiles_to_graph("[U]", standardize=False)
+    assert onehot_index(g.x.numpy()[0], "element") == len(F.ELEMENTS)
+    g = smiles_to_graph("CC(C)(C)[N+](C)(C)C", standardize=False)  # no neutral form
+    assert F.FORMAL_CHARGES[onehot_index(g.x.numpy()[4], "formal_charge")] == 1
+
+
+def test_chirality_tags_differ_between_enantiomers():
+    left = smiles_to_graph("C[C@H](N)C(=O)O").x.numpy()[1]
+    right = smiles_to_graph("C[C@@H](N)C(=O)O").x.numpy()[1]
+    tags = {F.CHIRALITIES[onehot_index(left, "chirality")], F.CHIRALITIES[onehot_index(right, "chirality")]}
+    assert tags == {Chem.ChiralType.CHI_TETRAHEDRAL_CW, Chem.ChiralType.CHI_TETRAHEDRAL_CCW}
+
+
+def test_double_bond_stereo():
+    g = smiles_to_graph("C/C=C/C")
+    stereo = g.edge_attr.numpy()[:, BOND_OFFSETS["stereo"] : BOND_OFFSETS["stereo"] + 7]
+    assert stereo[:, 0].sum() == 4  # the two single bonds, both directions: STEREONONE
+    assert (stereo.argmax(1) != 0).sum() == 2  # the double bond carries E stereo
+
+
+def test_single_atom_has_no_edges():
+    g = smiles_to_graph("C")
+    assert g.x.shape == (1, ATOM_DIM)
+    assert tuple(g.edge_index.shape) == (2, 0) and tuple(g.edge_attr.shape) == (0, BOND_DIM)
+
+
+def test_invalid_smiles_raises_value_error():
+    with pytest.raises(ValueError, match="invalid SMILES"):
+        smiles_to_graph("C1CC")
+
+
+def test_fingerprint_follows_version(monkeypatch):
+    before = F.featurizer_fingerprint()
+    monkeypatch.setattr(F, "FEATURIZER_VERSION", F.FEATURIZER_VERSION + 1)
+    assert F.featurizer_fingerprint() != before
