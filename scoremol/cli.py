@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from scoremol import __version__
+from scoremol.defaults import DEFAULTS
 from scoremol.errors import ScoremolError
 
 app = typer.Typer(
@@ -130,10 +131,101 @@ def _not_yet(name: str) -> None:
     raise ScoremolError(f"'scoremol {name}' is not implemented yet")
 
 
+def _default_targets(entry, data) -> list[str]:
+    """Targets from the registry when the input is a known data set, else an error."""
+    if entry is not None:
+        return [entry.target_col]
+    numeric = [c for c in data.table.columns if c != data.smiles_col]
+    raise ScoremolError(f"pass --target (one of: {', '.join(map(str, numeric))})")
+
+
 @app.command()
-def train() -> None:
-    """Train a model (not implemented yet)."""
-    _not_yet("train")
+def train(
+    input: str = typer.Argument(..., help="Training CSV/TSV/SDF, a data set name (esol, ...), or a features file."),
+    target: Optional[list[str]] = typer.Option(None, "--target", "-t", help="Target column (repeat for several)."),
+    smiles_col: Optional[str] = SmilesCol,
+    fmt: Optional[str] = FormatOpt,
+    standardize: bool = StandardizeOpt,
+    arch: str = typer.Option(DEFAULTS["arch"], "--arch", help="gcn, gat, gine, mpnn, dmpnn, attentivefp, transformer, mlp, score-mlp."),
+    mode: str = typer.Option(DEFAULTS["mode"], "--mode", help="Depth mode: base, classic, skip, score."),
+    dt: float = typer.Option(DEFAULTS["dt"], "--dt", help="Step size of skip/score updates."),
+    steps: int = typer.Option(DEFAULTS["steps"], "--steps", help="K: layers (stacked modes) or SCORE steps."),
+    integrator: str = typer.Option(DEFAULTS["integrator"], "--integrator", help="euler, heun, midpoint, rk4 (score mode)."),
+    learnable_dt: bool = typer.Option(False, "--learnable-dt/--fixed-dt", help="Learn a step size per SCORE step."),
+    readout: str = typer.Option(DEFAULTS["readout"], "--readout", help="molattfp, sum, mean."),
+    descriptors: bool = typer.Option(DEFAULTS["descriptors"], "--descriptors/--no-descriptors", help="Fuse RDKit 2D descriptors."),
+    hidden: int = typer.Option(DEFAULTS["hidden"], "--hidden"),
+    dropout: float = typer.Option(DEFAULTS["dropout"], "--dropout"),
+    heads: int = typer.Option(DEFAULTS["heads"], "--heads", help="Attention heads (gat, transformer)."),
+    epochs: int = typer.Option(DEFAULTS["epochs"], "--epochs"),
+    batch_size: int = typer.Option(DEFAULTS["batch_size"], "--batch-size"),
+    lr: float = typer.Option(DEFAULTS["lr"], "--lr"),
+    weight_decay: float = typer.Option(DEFAULTS["weight_decay"], "--weight-decay"),
+    seed: int = typer.Option(0, "--seed"),
+    val_fraction: float = typer.Option(DEFAULTS["val_fraction"], "--val-fraction", help="Held out for early stopping."),
+    patience: int = typer.Option(DEFAULTS["patience"], "--patience", help="Epochs without improvement before stopping."),
+    ensemble: int = typer.Option(DEFAULTS["ensemble"], "--ensemble", help="Members, each with its own seed and split."),
+    device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
+    output: Path = typer.Option(Path("model.pt"), "--output", "-o", help="Model file to write."),
+) -> None:
+    """Train a model and save it as one self-describing file."""
+    from scoremol.checkpoint import save_model
+    from scoremol.train import resolve_device, train_model
+    from scoremol.training_setup import load_training_data, make_configs
+
+    resolve_device(device)
+    data, entry = load_training_data(input, smiles_col, fmt, standardize, descriptors)
+    targets = list(target) if target else _default_targets(entry, data)
+    model_config, train_config = make_configs(
+        data, targets, arch=arch, mode=mode, dt=dt, steps=steps, integrator=integrator, learnable_dt=learnable_dt,
+        readout=readout, descriptors=descriptors, hidden=hidden, dropout=dropout, heads=heads, epochs=epochs,
+        batch_size=batch_size, lr=lr, weight_decay=weight_decay, seed=seed, val_fraction=val_fraction,
+        patience=patience, ensemble=ensemble, device=device,
+    )
+    if data.num_failed:
+        info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
+    units = [entry.units if entry and t == entry.target_col else "" for t in targets]
+    with _training_progress(ensemble, epochs) as on_epoch:
+        model = train_model(data, targets, model_config, train_config, target_units=units, on_epoch=on_epoch)
+    save_model(model, output)
+    m = model.metrics
+    summary = Table(title="train", show_header=False)
+    summary.add_row("model", f"{arch} / {mode}" + (f" dt={dt}" if mode in ("skip", "score") else "") + f" K={steps}, readout {readout}" + (", + descriptors" if model_config.use_descriptors else ""))
+    summary.add_row("targets", ", ".join(targets))
+    summary.add_row("molecules", str(m["n_train_molecules"]))
+    bv = m["best_val_rmse_mean"]
+    summary.add_row("best val RMSE", "n/a (no validation split)" if bv is None else f"{bv:.4f}")
+    summary.add_row("epochs (best)", ", ".join(f"{mm.epochs_run} ({mm.best_epoch})" for mm in model.members))
+    summary.add_row("seconds", f"{m['seconds']:.1f}")
+    summary.add_row("parameters", f"{m['parameters']:,}" + (f" x {ensemble} members" if ensemble > 1 else ""))
+    summary.add_row("saved", str(output))
+    console.print(summary)
+
+
+class _training_progress:
+    """A Rich progress display on stderr (one bar per ensemble member)."""
+
+    def __init__(self, members: int, epochs: int) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.progress = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(), console=console, transient=False, disable=_state["quiet"],
+        )
+        self.tasks = [self.progress.add_task(f"member {k + 1}", total=epochs, stats="") for k in range(members)]
+
+    def __enter__(self):
+        self.progress.__enter__()
+        return self.update
+
+    def update(self, member: int, record: dict) -> None:
+        stats = f"loss {record['train_loss']:.4f}"
+        if "val_rmse" in record:
+            stats += f"  val RMSE {record['val_rmse']:.4f}  best {record['best_val_rmse']:.4f}"
+        self.progress.update(self.tasks[member], completed=record["epoch"], stats=stats)
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
 
 
 @app.command()
@@ -143,9 +235,44 @@ def cv() -> None:
 
 
 @app.command()
-def predict() -> None:
-    """Predict properties (not implemented yet)."""
-    _not_yet("predict")
+def predict(
+    input: str = typer.Argument(..., help="CSV/TSV/SMI/SDF file, or - for standard input."),
+    model: Optional[Path] = typer.Option(None, "--model", "-m", help="Model file (default: the bundled ESOL solubility model)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write CSV here (default: standard output)."),
+    smiles_col: Optional[str] = SmilesCol,
+    fmt: Optional[str] = FormatOpt,
+    batch_size: int = typer.Option(256, "--batch-size"),
+    chunk_size: int = typer.Option(2000, "--chunk-size", help="Rows read, predicted and written at a time."),
+    device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
+    progress: bool = typer.Option(False, "--progress", help="Show progress even when stderr is not a terminal."),
+) -> None:
+    """Predict every input row; output keeps the rows, in order, with predictions appended."""
+    from scoremol.checkpoint import load_model
+    from scoremol.io import atomic_write
+    from scoremol.models import bundled_model_path
+    from scoremol.predict import predict_stream
+    from scoremol.train import resolve_device
+
+    dev = resolve_device(device)
+    if model is None:
+        model = bundled_model_path()
+        info(f"using the bundled ESOL solubility model ({model.name}); pass --model to use your own")
+    trained = load_model(model)
+    show = progress or console.is_terminal
+    start = time.perf_counter()
+
+    def report(rows: int, ok: int) -> None:
+        if show and not _state["quiet"]:
+            console.print(f"{rows:,} rows, {ok:,} predicted, {rows / (time.perf_counter() - start):,.0f} rows/s", highlight=False)
+
+    if output is None:
+        summary = predict_stream(trained, input, sys.stdout, smiles_col, fmt, batch_size, chunk_size, dev, report)
+        sys.stdout.flush()
+    else:
+        with atomic_write(output, "w", newline="") as handle:
+            summary = predict_stream(trained, input, handle, smiles_col, fmt, batch_size, chunk_size, dev, report)
+    seconds = time.perf_counter() - start
+    info(f"predicted {summary.predicted:,}/{summary.rows:,} rows ({summary.failed:,} without a prediction, see the reason column) in {seconds:.1f} s")
 
 
 def main() -> None:

@@ -1,0 +1,119 @@
+"""Self-describing model files that load without unpickling arbitrary objects.
+
+A model file is a ``torch.save`` archive holding only tensors, lists and one JSON string:
+the JSON has the model config, featurizer settings, target names/units, both scalers,
+the training settings, history and metrics, and the scoremol version. It is loaded with
+``torch.load(weights_only=True)``, so a malicious file cannot execute code. Writes go to
+a temporary file renamed into place, so an interrupted training never leaves half a model.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import torch
+
+from scoremol import __version__
+from scoremol.dataset import FeaturizerSettings
+from scoremol.errors import ScoremolError
+from scoremol.io import atomic_write
+from scoremol.nn import ModelConfig
+from scoremol.scaling import DescriptorScaler, TargetScaler
+from scoremol.trained import Member, TrainedModel
+
+FORMAT_NAME = "scoremol-model"
+FORMAT_VERSION = 1
+
+
+def save_model(model: TrainedModel, path: str | Path) -> None:
+    """Write ``model`` atomically to ``path`` (one file)."""
+    meta = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "scoremol_version": __version__,
+        "torch_version": torch.__version__,
+        "model_config": model.model_config.to_dict(),
+        "featurizer": model.featurizer.to_dict(),
+        "targets": model.target_names,
+        "units": model.target_units,
+        "target_scaler": model.target_scaler.to_dict(),
+        "descriptor_scaler": None if model.descriptor_scaler is None else model.descriptor_scaler.to_dict(),
+        "train_config": model.train_config,
+        "metrics": model.metrics,
+        "members": [
+            {
+                "seed": m.seed,
+                "best_epoch": m.best_epoch,
+                "best_val_rmse": m.best_val_rmse,
+                "epochs_run": m.epochs_run,
+                "seconds": m.seconds,
+                "history": m.history,
+            }
+            for m in model.members
+        ],
+    }
+    payload = {
+        "meta": json.dumps(meta, allow_nan=True),
+        "weights": [{k: v.detach().cpu().contiguous() for k, v in m.state_dict.items()} for m in model.members],
+    }
+    with atomic_write(path, "wb") as handle:
+        torch.save(payload, handle)
+
+
+def load_model(path: str | Path) -> TrainedModel:
+    """Read a model file; any problem is a one-line :class:`ScoremolError` naming it."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScoremolError(f"model file not found: {path}")
+    try:
+        payload = torch.load(p, map_location="cpu", weights_only=True)
+    except (zipfile.BadZipFile, RuntimeError, EOFError, OSError) as exc:
+        raise ScoremolError(f"{path} is not a readable scoremol model (corrupt or truncated: {type(exc).__name__})") from None
+    except Exception as exc:  # weights_only refuses pickled objects: not one of ours
+        raise ScoremolError(f"{path} is not a scoremol model ({type(exc).__name__})") from None
+    if not isinstance(payload, dict) or not isinstance(payload.get("meta"), str):
+        raise ScoremolError(f"{path} is not a scoremol model")
+    try:
+        meta = json.loads(payload["meta"])
+    except json.JSONDecodeError:
+        raise ScoremolError(f"{path} is not a scoremol model (unreadable metadata)") from None
+    if meta.get("format") != FORMAT_NAME:
+        raise ScoremolError(f"{path} is not a scoremol model (format {meta.get('format')!r})")
+    if int(meta.get("format_version", 0)) > FORMAT_VERSION:
+        raise ScoremolError(
+            f"{path} was written by scoremol {meta.get('scoremol_version', '?')} (model format "
+            f"{meta['format_version']}); this is scoremol {__version__}: upgrade to load it"
+        )
+    try:
+        featurizer = FeaturizerSettings.from_dict(meta["featurizer"])
+        config = ModelConfig.from_dict(meta["model_config"])
+        weights = payload["weights"]
+        members = [
+            Member(state_dict=w, seed=m["seed"], best_epoch=m["best_epoch"], best_val_rmse=m["best_val_rmse"],
+                   epochs_run=m["epochs_run"], seconds=m["seconds"], history=m.get("history", []))
+            for w, m in zip(weights, meta["members"], strict=True)
+        ]
+        model = TrainedModel(
+            model_config=config,
+            featurizer=featurizer,
+            target_names=list(meta["targets"]),
+            target_units=list(meta.get("units") or [""] * len(meta["targets"])),
+            target_scaler=TargetScaler.from_dict(meta["target_scaler"]),
+            descriptor_scaler=None if meta["descriptor_scaler"] is None else DescriptorScaler.from_dict(meta["descriptor_scaler"]),
+            members=members,
+            train_config=meta.get("train_config", {}),
+            metrics=meta.get("metrics", {}),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ScoremolError(f"{path} is an incomplete or incompatible scoremol model ({type(exc).__name__}: {exc})".splitlines()[0]) from None
+    if not featurizer.compatible_with_code():
+        raise ScoremolError(f"{path} was trained with a different featurizer (fingerprint {featurizer.fingerprint}); retrain it")
+    if not members:
+        raise ScoremolError(f"{path} holds no trained weights")
+    try:
+        model.modules()  # build once: a shape mismatch is reported here, not mid-prediction
+    except RuntimeError as exc:
+        raise ScoremolError(f"{path}: weights do not match the model config ({str(exc).splitlines()[0][:120]})") from None
+    return model

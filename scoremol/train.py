@@ -1,0 +1,262 @@
+"""The fit loop: seeded validation split, early stopping, AdamW with warmup + cosine decay.
+
+Targets are standardized on the training data and missing targets (NaN) are masked out of
+the loss, so one file can carry several partially measured properties. Each ensemble
+member gets its own seed and its own validation split; the best epoch (lowest validation
+RMSE in target units) is kept.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from sklearn.model_selection import train_test_split
+from torch_geometric.data import Batch, Data
+
+from scoremol.dataset import FeaturizedDataset
+from scoremol.errors import ScoremolError
+from scoremol.nn import ModelConfig, build_model, count_parameters
+from scoremol.scaling import DescriptorScaler, TargetScaler
+from scoremol.trained import Member, TrainedModel
+
+EpochCallback = Callable[[int, dict], None]  # (member index, epoch record)
+
+
+@dataclass
+class TrainConfig:
+    """Optimisation settings (the model's own shape lives in ``ModelConfig``)."""
+
+    epochs: int = 150
+    batch_size: int = 32
+    lr: float = 1e-3
+    weight_decay: float = 1e-5
+    warmup_epochs: int = 2
+    patience: int = 30
+    val_fraction: float = 0.1
+    grad_clip: float = 5.0
+    seed: int = 0
+    ensemble: int = 1
+    device: str = "cpu"
+
+    def validate(self) -> None:
+        if self.epochs < 1 or self.batch_size < 1 or self.ensemble < 1:
+            raise ScoremolError("--epochs, --batch-size and --ensemble must be at least 1")
+        if not 0.0 <= self.val_fraction < 1.0:
+            raise ScoremolError("--val-fraction must be in [0, 1)")
+        if self.lr <= 0:
+            raise ScoremolError("--lr must be positive")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def resolve_device(device: str) -> str:
+    """``auto`` picks CUDA when available; asking for CUDA without it is a clear error."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ScoremolError("--device cuda requested but no CUDA device is available")
+    if device != "cpu" and not device.startswith("cuda"):
+        raise ScoremolError(f"unknown device {device!r}; use cpu, cuda or auto")
+    return device
+
+
+def _rmse_per_target(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
+    mask = np.isfinite(true)
+    err = np.where(mask, pred - np.nan_to_num(true), 0.0)
+    counts = np.maximum(mask.sum(axis=0), 1)
+    return np.sqrt((err**2).sum(axis=0) / counts)
+
+
+def _masked_mse(pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    mask = torch.isfinite(target)
+    diff = torch.where(mask, pred - torch.nan_to_num(target), torch.zeros_like(pred))
+    return (diff**2).sum() / mask.sum().clamp(min=1)
+
+
+def _lr_lambda(warmup_steps: int, total_steps: int) -> Callable[[int], float]:
+    """Linear warmup from 10% to 100%, then cosine decay to 5% of the peak."""
+
+    def f(step: int) -> float:
+        if step < warmup_steps:
+            return 0.1 + 0.9 * step / max(1, warmup_steps)
+        progress = min(1.0, (step - warmup_steps) / max(1, total_steps - warmup_steps))
+        return 0.05 + 0.95 * 0.5 * (1.0 + math.cos(math.pi * progress))
+
+    return f
+
+
+@torch.no_grad()
+def _predict_scaled(model: torch.nn.Module, graphs: list[Data], device: str, batch_size: int = 256) -> np.ndarray:
+    model.eval()
+    outs = []
+    for start in range(0, len(graphs), batch_size):
+        batch = Batch.from_data_list(graphs[start : start + batch_size]).to(device)
+        outs.append(model(batch).float().cpu().numpy())
+    return np.concatenate(outs) if outs else np.zeros((0, 1))
+
+
+def fit_member(
+    graphs: list[Data],
+    train_idx: np.ndarray,
+    val_idx: np.ndarray,
+    model_config: ModelConfig,
+    config: TrainConfig,
+    target_scaler: TargetScaler,
+    seed: int,
+    member_index: int = 0,
+    on_epoch: EpochCallback | None = None,
+) -> Member:
+    """Train one model on ``graphs[train_idx]``, early-stopping on ``graphs[val_idx]``.
+
+    ``graphs`` carry standardized ``y`` ([1, T], NaN = missing) and, when the model fuses
+    them, scaled ``descriptors``.
+    """
+    device = resolve_device(config.device)
+    torch.manual_seed(seed)
+    np.random.seed(seed % (2**32))
+    model = build_model(model_config).to(device)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    steps_per_epoch = max(1, math.ceil(len(train_idx) / config.batch_size))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, _lr_lambda(config.warmup_epochs * steps_per_epoch, config.epochs * steps_per_epoch)
+    )
+    generator = np.random.default_rng(seed)
+    train_graphs = [graphs[i] for i in train_idx]
+    val_graphs = [graphs[i] for i in val_idx]
+    val_true = (
+        target_scaler.inverse(torch.cat([g.y for g in val_graphs]).numpy()) if val_graphs else np.zeros((0, 1))
+    )
+    best_state, best_rmse, best_epoch, bad_epochs = None, math.inf, 0, 0
+    history: list[dict] = []
+    start_time = time.perf_counter()
+    epoch = 0
+    for epoch in range(1, config.epochs + 1):
+        model.train()
+        order = generator.permutation(len(train_graphs))
+        total, count = 0.0, 0
+        for start in range(0, len(order), config.batch_size):
+            idx = order[start : start + config.batch_size]
+            if len(idx) < 2 and len(order) > 2:
+                continue  # a batch of one breaks nothing but adds noise; skip the remainder
+            batch = Batch.from_data_list([train_graphs[i] for i in idx]).to(device)
+            optimizer.zero_grad(set_to_none=True)
+            loss = _masked_mse(model(batch), batch.y)
+            loss.backward()
+            if config.grad_clip > 0:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+            optimizer.step()
+            scheduler.step()
+            total += float(loss.detach()) * len(idx)
+            count += len(idx)
+        record = {"epoch": epoch, "train_loss": total / max(count, 1), "lr": optimizer.param_groups[0]["lr"]}
+        if val_graphs:
+            pred = target_scaler.inverse(_predict_scaled(model, val_graphs, device))
+            rmse = float(np.mean(_rmse_per_target(pred, val_true)))
+            record["val_rmse"] = rmse
+            if rmse < best_rmse - 1e-6:
+                best_rmse, best_epoch, bad_epochs = rmse, epoch, 0
+                best_state = copy.deepcopy({k: v.detach().cpu() for k, v in model.state_dict().items()})
+            else:
+                bad_epochs += 1
+        record["best_val_rmse"] = best_rmse if val_graphs else math.nan
+        record["seconds"] = time.perf_counter() - start_time
+        history.append(record)
+        if on_epoch is not None:
+            on_epoch(member_index, record)
+        if val_graphs and bad_epochs >= config.patience:
+            break
+    if best_state is None:  # no validation split: keep the last epoch
+        best_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        best_epoch = epoch
+    return Member(
+        state_dict=best_state,
+        seed=seed,
+        best_epoch=best_epoch,
+        best_val_rmse=best_rmse if val_graphs else math.nan,
+        epochs_run=epoch,
+        seconds=time.perf_counter() - start_time,
+        history=history,
+    )
+
+
+def build_graphs(
+    data: FeaturizedDataset, y: np.ndarray, rows: np.ndarray, descriptor_scaler: DescriptorScaler | None
+) -> list[Data]:
+    """Graph objects for ``rows`` (graph indices) with targets and scaled descriptors."""
+    graphs = []
+    scaled = None
+    if descriptor_scaler is not None:
+        if data.descriptors is None:
+            raise ScoremolError("the model fuses descriptors but the features file has none; featurize with --descriptors")
+        scaled = torch.from_numpy(descriptor_scaler.transform(data.descriptors[rows]))
+    for k, i in enumerate(rows):
+        g = data.graph(int(i))
+        g.y = torch.as_tensor(y[k : k + 1], dtype=torch.float32)
+        if scaled is not None:
+            g.descriptors = scaled[k : k + 1]
+        graphs.append(g)
+    return graphs
+
+
+def train_model(
+    data: FeaturizedDataset,
+    target_names: list[str],
+    model_config: ModelConfig,
+    config: TrainConfig,
+    rows: np.ndarray | None = None,
+    target_units: list[str] | None = None,
+    on_epoch: EpochCallback | None = None,
+) -> TrainedModel:
+    """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all)."""
+    config.validate()
+    rows = np.arange(data.num_graphs) if rows is None else np.asarray(rows)
+    y_all = np.stack([data.column_values(t) for t in target_names], axis=1)[rows]
+    labelled = np.isfinite(y_all).any(axis=1)
+    if labelled.sum() < 2:
+        raise ScoremolError(f"need at least 2 molecules with a numeric target, found {int(labelled.sum())}")
+    rows, y_all = rows[labelled], y_all[labelled]
+    target_scaler = TargetScaler.fit(y_all)
+    descriptor_scaler = None
+    if model_config.use_descriptors:
+        if data.descriptors is None:
+            raise ScoremolError("descriptor fusion needs descriptors; featurize with --descriptors")
+        descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
+    graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
+    members = []
+    n_val = int(round(config.val_fraction * len(graphs)))
+    for k in range(config.ensemble):
+        seed = config.seed + k
+        if config.val_fraction > 0 and n_val >= 1 and len(graphs) - n_val >= 1:
+            train_idx, val_idx = train_test_split(np.arange(len(graphs)), test_size=n_val, random_state=seed)
+        else:
+            train_idx, val_idx = np.arange(len(graphs)), np.arange(0)
+        members.append(
+            fit_member(graphs, np.sort(train_idx), np.sort(val_idx), model_config, config, target_scaler, seed, k, on_epoch)
+        )
+    best = [m.best_val_rmse for m in members]
+    metrics = {
+        "n_train_molecules": int(len(graphs)),
+        "best_val_rmse_mean": float(np.nanmean(best)) if np.isfinite(best).any() else None,
+        "best_val_rmse": [None if math.isnan(b) else b for b in best],
+        "best_epochs": [m.best_epoch for m in members],
+        "seconds": float(sum(m.seconds for m in members)),
+        "parameters": count_parameters(build_model(model_config)),
+    }
+    return TrainedModel(
+        model_config=model_config,
+        featurizer=data.settings,
+        target_names=list(target_names),
+        target_units=list(target_units or [""] * len(target_names)),
+        target_scaler=target_scaler,
+        descriptor_scaler=descriptor_scaler,
+        members=members,
+        train_config=config.to_dict(),
+        metrics=metrics,
+    )

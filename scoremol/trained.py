@@ -1,0 +1,90 @@
+"""A trained model in memory: config, scalers, ensemble members; turns graphs into predictions.
+
+Everything here is plain data (dicts, lists, arrays, tensors), which is what lets
+:mod:`scoremol.checkpoint` save it without pickling any object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from torch_geometric.data import Batch, Data
+
+from scoremol.dataset import FeaturizerSettings
+from scoremol.nn import ModelConfig, build_model, count_parameters
+from scoremol.scaling import DescriptorScaler, TargetScaler
+
+
+@dataclass
+class Member:
+    """One ensemble member: its weights and how its training went."""
+
+    state_dict: dict[str, torch.Tensor]
+    seed: int
+    best_epoch: int
+    best_val_rmse: float
+    epochs_run: int
+    seconds: float
+    history: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class TrainedModel:
+    """What ``scoremol train`` produces and ``scoremol predict`` consumes."""
+
+    model_config: ModelConfig
+    featurizer: FeaturizerSettings
+    target_names: list[str]
+    target_units: list[str]
+    target_scaler: TargetScaler
+    descriptor_scaler: DescriptorScaler | None
+    members: list[Member]
+    train_config: dict = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
+    _modules: list[torch.nn.Module] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def n_parameters(self) -> int:
+        """Parameters of one member (an ensemble multiplies this by its size)."""
+        return count_parameters(build_model(self.model_config))
+
+    def modules(self, device: str | torch.device = "cpu") -> list[torch.nn.Module]:
+        """The members as eval-mode torch modules on ``device`` (built once)."""
+        if self._modules is None or next(self._modules[0].parameters()).device != torch.device(device):
+            built = []
+            for member in self.members:
+                module = build_model(self.model_config)
+                module.load_state_dict(member.state_dict)
+                built.append(module.to(device).eval())
+            self._modules = built
+        return self._modules
+
+    def attach_descriptors(self, graphs: list[Data], raw: np.ndarray | None) -> None:
+        """Scale raw descriptors with the training scaler and attach them to the graphs."""
+        if not self.model_config.use_descriptors:
+            return
+        if raw is None or self.descriptor_scaler is None:
+            raise ValueError("this model needs descriptors but none were computed")
+        scaled = torch.from_numpy(self.descriptor_scaler.transform(raw))
+        for g, row in zip(graphs, scaled):
+            g.descriptors = row.unsqueeze(0)
+
+    @torch.no_grad()
+    def predict(self, graphs: list[Data], batch_size: int = 256, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+        """Mean and standard deviation over members, in target units: ``[G, T]`` each."""
+        modules = self.modules(device)
+        n_targets = len(self.target_names)
+        if not graphs:
+            empty = np.zeros((0, n_targets))
+            return empty, empty
+        per_member = np.zeros((len(modules), len(graphs), n_targets))
+        for start in range(0, len(graphs), batch_size):
+            batch = Batch.from_data_list(graphs[start : start + batch_size]).to(device)
+            for k, module in enumerate(modules):
+                out = module(batch).float().cpu().numpy()
+                per_member[k, start : start + len(out)] = out
+        values = self.target_scaler.inverse(per_member)
+        std = values.std(axis=0) if len(modules) > 1 else np.zeros(values.shape[1:])
+        return values.mean(axis=0), std

@@ -1,0 +1,67 @@
+"""Turn command-line choices into training data and validated configs (shared by train and cv)."""
+
+from __future__ import annotations
+
+from scoremol.cache import featurize_input
+from scoremol.dataset import FeaturizedDataset, FeaturizerSettings
+from scoremol.datasets import REGISTRY, DatasetInfo, resolve_input
+from scoremol.errors import ScoremolError
+from scoremol.nn import ModelConfig
+from scoremol.train import TrainConfig
+
+
+def load_training_data(
+    input: str, smiles_col: str | None, fmt: str | None, standardize: bool, descriptors: bool
+) -> tuple[FeaturizedDataset, DatasetInfo | None]:
+    """Featurize (or load) the training input; also return its registry entry, if any."""
+    path, entry = resolve_input(input)
+    settings = FeaturizerSettings(standardize=standardize, descriptors=descriptors)
+    data, _ = featurize_input(path, settings, smiles_col, fmt)
+    if data.num_rows == 0:
+        raise ScoremolError(f"no data rows in {input}")
+    if descriptors and data.descriptors is None:
+        raise ScoremolError(f"{input} has no descriptors; featurize it with --descriptors")
+    if entry is None and data.source_sha256:
+        entry = next((d for d in REGISTRY.values() if data.source_sha256 in d.sha256), None)
+    return data, entry
+
+
+def make_configs(data: FeaturizedDataset, targets: list[str], **opts) -> tuple[ModelConfig, TrainConfig]:
+    """Validated model and training configs; a bad value is a one-line error."""
+    for t in targets:
+        data.column_values(t)  # raises a clear error for an unknown column
+    arch = opts["arch"]
+    use_desc = bool(opts["descriptors"]) or arch in ("mlp", "score-mlp")
+    if use_desc and data.descriptors is None:
+        raise ScoremolError(f"--arch {arch} needs descriptors: use --descriptors")
+    try:
+        model_config = ModelConfig(
+            arch=arch,
+            mode="score" if arch == "score-mlp" else opts["mode"],
+            dt=opts["dt"],
+            steps=opts["steps"],
+            integrator=opts["integrator"],
+            learnable_dt=opts.get("learnable_dt", False),
+            readout=opts["readout"],
+            hidden=opts["hidden"],
+            dropout=opts["dropout"],
+            heads=opts["heads"],
+            use_descriptors=use_desc,
+            descriptor_dim=data.descriptors.shape[1] if use_desc else 0,
+            n_targets=len(targets),
+        )
+    except ValueError as exc:
+        raise ScoremolError(str(exc)) from None
+    train_config = TrainConfig(
+        epochs=opts["epochs"],
+        batch_size=opts["batch_size"],
+        lr=opts["lr"],
+        weight_decay=opts["weight_decay"],
+        seed=opts["seed"],
+        val_fraction=opts["val_fraction"],
+        patience=opts["patience"],
+        ensemble=opts["ensemble"],
+        device=opts["device"],
+    )
+    train_config.validate()
+    return model_config, train_config
