@@ -67,11 +67,11 @@ def load_model(path: str | Path) -> TrainedModel:
     p = Path(path)
     if not p.is_file():
         raise ScoremolError(f"model file not found: {path}")
+    if not zipfile.is_zipfile(p):
+        raise ScoremolError(f"{path} is not a readable scoremol model (corrupt, truncated or another kind of file)")
     try:
         payload = torch.load(p, map_location="cpu", weights_only=True)
-    except (zipfile.BadZipFile, RuntimeError, EOFError, OSError) as exc:
-        raise ScoremolError(f"{path} is not a readable scoremol model (corrupt or truncated: {type(exc).__name__})") from None
-    except Exception as exc:  # weights_only refuses pickled objects: not one of ours
+    except Exception as exc:  # weights_only refuses pickled objects: never one of ours
         raise ScoremolError(f"{path} is not a scoremol model ({type(exc).__name__})") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("meta"), str):
         raise ScoremolError(f"{path} is not a scoremol model")

@@ -42,3 +42,32 @@ def run_cli(*args: str, stdin: str | bytes | None = None, env: dict | None = Non
         timeout=600,
     )
     return proc.stdout.decode(errors="replace"), proc.stderr.decode(errors="replace"), proc.returncode
+
+
+ESOL_TARGET = "measured log solubility in mols per litre"
+
+
+@pytest.fixture(scope="session")
+def esol_data(esol_path):
+    """ESOL featurized once per session, with descriptors."""
+    from scoremol.cache import featurize_input
+    from scoremol.dataset import FeaturizerSettings
+
+    data, _ = featurize_input(str(esol_path), FeaturizerSettings(descriptors=True), use_cache=False)
+    return data
+
+
+@pytest.fixture(scope="session")
+def tiny_model(esol_data, tmp_path_factory):
+    """A quickly trained 2-member ensemble (80 molecules, 3 epochs) saved to disk."""
+    import numpy as np
+
+    from scoremol.checkpoint import save_model
+    from scoremol.nn import ModelConfig
+    from scoremol.train import TrainConfig, train_model
+
+    config = ModelConfig(arch="gcn", mode="score", hidden=16, head_hidden=(16,), use_descriptors=False)
+    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=3, ensemble=2), rows=np.arange(80))
+    path = tmp_path_factory.mktemp("model") / "tiny.pt"
+    save_model(model, path)
+    return model, path
