@@ -26,7 +26,7 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console(stderr=True)
+console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 _state = {"verbose": False, "quiet": False}
 
 
@@ -127,8 +127,33 @@ def featurize(
     console.print(summary)
 
 
-def _not_yet(name: str) -> None:
-    raise ScoremolError(f"'scoremol {name}' is not implemented yet")
+# -- model and training options, shared by train and cv ------------------------------------
+ArchOpt = typer.Option(DEFAULTS["arch"], "--arch", help="gcn, gat, gine, mpnn, dmpnn, attentivefp, transformer, mlp, score-mlp (cv also: catboost).")
+ModeOpt = typer.Option(DEFAULTS["mode"], "--mode", help="Depth mode: base, classic, skip, score.")
+DtOpt = typer.Option(DEFAULTS["dt"], "--dt", help="Step size of skip/score updates.")
+StepsOpt = typer.Option(DEFAULTS["steps"], "--steps", help="K: layers (stacked modes) or SCORE steps.")
+IntegratorOpt = typer.Option(DEFAULTS["integrator"], "--integrator", help="euler, heun, midpoint, rk4 (score mode).")
+LearnableDtOpt = typer.Option(False, "--learnable-dt/--fixed-dt", help="Learn a step size per SCORE step.")
+ReadoutOpt = typer.Option(DEFAULTS["readout"], "--readout", help="molattfp, sum, mean.")
+DescriptorsOpt = typer.Option(DEFAULTS["descriptors"], "--descriptors/--no-descriptors", help="Fuse RDKit 2D descriptors.")
+HiddenOpt = typer.Option(DEFAULTS["hidden"], "--hidden", help="Hidden width.")
+DropoutOpt = typer.Option(DEFAULTS["dropout"], "--dropout")
+HeadsOpt = typer.Option(DEFAULTS["heads"], "--heads", help="Attention heads (gat, transformer).")
+EpochsOpt = typer.Option(DEFAULTS["epochs"], "--epochs")
+BatchSizeOpt = typer.Option(DEFAULTS["batch_size"], "--batch-size")
+LrOpt = typer.Option(DEFAULTS["lr"], "--lr", help="Peak learning rate (AdamW, warmup then cosine decay).")
+WeightDecayOpt = typer.Option(DEFAULTS["weight_decay"], "--weight-decay")
+SeedOpt = typer.Option(0, "--seed")
+ValFractionOpt = typer.Option(DEFAULTS["val_fraction"], "--val-fraction", help="Held out of training for early stopping.")
+PatienceOpt = typer.Option(DEFAULTS["patience"], "--patience", help="Epochs without improvement before stopping.")
+EnsembleOpt = typer.Option(DEFAULTS["ensemble"], "--ensemble", help="Members, each with its own seed and split.")
+DeviceOpt = typer.Option("cpu", "--device", help="cpu, cuda or auto.")
+TargetOpt = typer.Option(None, "--target", "-t", help="Target column (repeat for several; default: the data set's).")
+
+_MODEL_OPTION_NAMES = (
+    "arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "descriptors", "hidden", "dropout",
+    "heads", "epochs", "batch_size", "lr", "weight_decay", "seed", "val_fraction", "patience", "ensemble", "device",
+)
 
 
 def _default_targets(entry, data) -> list[str]:
@@ -142,30 +167,30 @@ def _default_targets(entry, data) -> list[str]:
 @app.command()
 def train(
     input: str = typer.Argument(..., help="Training CSV/TSV/SDF, a data set name (esol, ...), or a features file."),
-    target: Optional[list[str]] = typer.Option(None, "--target", "-t", help="Target column (repeat for several)."),
+    target: Optional[list[str]] = TargetOpt,
     smiles_col: Optional[str] = SmilesCol,
     fmt: Optional[str] = FormatOpt,
     standardize: bool = StandardizeOpt,
-    arch: str = typer.Option(DEFAULTS["arch"], "--arch", help="gcn, gat, gine, mpnn, dmpnn, attentivefp, transformer, mlp, score-mlp."),
-    mode: str = typer.Option(DEFAULTS["mode"], "--mode", help="Depth mode: base, classic, skip, score."),
-    dt: float = typer.Option(DEFAULTS["dt"], "--dt", help="Step size of skip/score updates."),
-    steps: int = typer.Option(DEFAULTS["steps"], "--steps", help="K: layers (stacked modes) or SCORE steps."),
-    integrator: str = typer.Option(DEFAULTS["integrator"], "--integrator", help="euler, heun, midpoint, rk4 (score mode)."),
-    learnable_dt: bool = typer.Option(False, "--learnable-dt/--fixed-dt", help="Learn a step size per SCORE step."),
-    readout: str = typer.Option(DEFAULTS["readout"], "--readout", help="molattfp, sum, mean."),
-    descriptors: bool = typer.Option(DEFAULTS["descriptors"], "--descriptors/--no-descriptors", help="Fuse RDKit 2D descriptors."),
-    hidden: int = typer.Option(DEFAULTS["hidden"], "--hidden"),
-    dropout: float = typer.Option(DEFAULTS["dropout"], "--dropout"),
-    heads: int = typer.Option(DEFAULTS["heads"], "--heads", help="Attention heads (gat, transformer)."),
-    epochs: int = typer.Option(DEFAULTS["epochs"], "--epochs"),
-    batch_size: int = typer.Option(DEFAULTS["batch_size"], "--batch-size"),
-    lr: float = typer.Option(DEFAULTS["lr"], "--lr"),
-    weight_decay: float = typer.Option(DEFAULTS["weight_decay"], "--weight-decay"),
-    seed: int = typer.Option(0, "--seed"),
-    val_fraction: float = typer.Option(DEFAULTS["val_fraction"], "--val-fraction", help="Held out for early stopping."),
-    patience: int = typer.Option(DEFAULTS["patience"], "--patience", help="Epochs without improvement before stopping."),
-    ensemble: int = typer.Option(DEFAULTS["ensemble"], "--ensemble", help="Members, each with its own seed and split."),
-    device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
+    arch: str = ArchOpt,
+    mode: str = ModeOpt,
+    dt: float = DtOpt,
+    steps: int = StepsOpt,
+    integrator: str = IntegratorOpt,
+    learnable_dt: bool = LearnableDtOpt,
+    readout: str = ReadoutOpt,
+    descriptors: bool = DescriptorsOpt,
+    hidden: int = HiddenOpt,
+    dropout: float = DropoutOpt,
+    heads: int = HeadsOpt,
+    epochs: int = EpochsOpt,
+    batch_size: int = BatchSizeOpt,
+    lr: float = LrOpt,
+    weight_decay: float = WeightDecayOpt,
+    seed: int = SeedOpt,
+    val_fraction: float = ValFractionOpt,
+    patience: int = PatienceOpt,
+    ensemble: int = EnsembleOpt,
+    device: str = DeviceOpt,
     output: Path = typer.Option(Path("model.pt"), "--output", "-o", help="Model file to write."),
 ) -> None:
     """Train a model and save it as one self-describing file."""
@@ -176,12 +201,8 @@ def train(
     resolve_device(device)
     data, entry = load_training_data(input, smiles_col, fmt, standardize, descriptors)
     targets = list(target) if target else _default_targets(entry, data)
-    model_config, train_config = make_configs(
-        data, targets, arch=arch, mode=mode, dt=dt, steps=steps, integrator=integrator, learnable_dt=learnable_dt,
-        readout=readout, descriptors=descriptors, hidden=hidden, dropout=dropout, heads=heads, epochs=epochs,
-        batch_size=batch_size, lr=lr, weight_decay=weight_decay, seed=seed, val_fraction=val_fraction,
-        patience=patience, ensemble=ensemble, device=device,
-    )
+    opts = {k: v for k, v in locals().items() if k in _MODEL_OPTION_NAMES}
+    model_config, train_config = make_configs(data, targets, **opts)
     if data.num_failed:
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
@@ -229,9 +250,98 @@ class _training_progress:
 
 
 @app.command()
-def cv() -> None:
-    """Cross-validate a model (not implemented yet)."""
-    _not_yet("cv")
+def cv(
+    input: str = typer.Argument(..., help="CSV/TSV/SDF file, a data set name (esol, ...), or a features file."),
+    target: Optional[list[str]] = TargetOpt,
+    smiles_col: Optional[str] = SmilesCol,
+    fmt: Optional[str] = FormatOpt,
+    standardize: bool = StandardizeOpt,
+    folds: int = typer.Option(5, "--folds", help="Number of folds (ignored with --folds-file)."),
+    folds_file: Optional[Path] = typer.Option(None, "--folds-file", help="CSV with columns row,fold (0-based data rows)."),
+    split: str = typer.Option("random", "--split", help="random or scaffold (Bemis-Murcko groups kept whole)."),
+    repeats: int = typer.Option(1, "--repeats", help="Repeat with new random folds (not with --folds-file)."),
+    morgan: bool = typer.Option(False, "--morgan/--no-morgan", help="CatBoost: add Morgan count fingerprints."),
+    arch: str = ArchOpt,
+    mode: str = ModeOpt,
+    dt: float = DtOpt,
+    steps: int = StepsOpt,
+    integrator: str = IntegratorOpt,
+    learnable_dt: bool = LearnableDtOpt,
+    readout: str = ReadoutOpt,
+    descriptors: bool = DescriptorsOpt,
+    hidden: int = HiddenOpt,
+    dropout: float = DropoutOpt,
+    heads: int = HeadsOpt,
+    epochs: int = EpochsOpt,
+    batch_size: int = BatchSizeOpt,
+    lr: float = LrOpt,
+    weight_decay: float = WeightDecayOpt,
+    seed: int = SeedOpt,
+    val_fraction: float = ValFractionOpt,
+    patience: int = PatienceOpt,
+    ensemble: int = EnsembleOpt,
+    device: str = DeviceOpt,
+    output_dir: Optional[Path] = typer.Option(None, "--output-dir", "-o", help="Write cv_results.json, cv_folds.csv, oof_predictions.csv here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on standard output."),
+) -> None:
+    """Cross-validate a model or baseline: per-fold metrics and mean +/- std."""
+    import json
+
+    from scoremol import cv as cvlib
+    from scoremol.train import resolve_device
+    from scoremol.training_setup import load_training_data, make_configs
+
+    resolve_device(device)
+    is_catboost = arch == "catboost"
+    needs_desc = descriptors or is_catboost or arch in ("mlp", "score-mlp")
+    data, entry = load_training_data(input, smiles_col, fmt, standardize, needs_desc)
+    targets = list(target) if target else _default_targets(entry, data)
+    if len(targets) != 1:
+        raise ScoremolError("cv evaluates one target at a time; pass a single --target")
+    if repeats < 1:
+        raise ScoremolError("--repeats must be at least 1")
+    y = data.column_values(targets[0])
+    smiles = data.table[data.smiles_col].astype(str).tolist()
+    graph_smiles = [smiles[r] for r in data.graph_row]
+    if folds_file is not None:
+        if repeats > 1:
+            raise ScoremolError("--repeats needs generated folds; it cannot be combined with --folds-file")
+        fold_of_graph = cvlib.folds_from_file(folds_file, data.num_rows)[data.graph_row]
+    else:
+        fold_of_graph = cvlib.make_folds(graph_smiles, folds, split, seed)
+
+    def refold(r: int):
+        return cvlib.make_folds(graph_smiles, folds, split, seed + r)
+
+    opts = {k: v for k, v in locals().items() if k in _MODEL_OPTION_NAMES}
+    config = {"input": input, "target": targets[0], "split": "file" if folds_file else split, "folds_file": str(folds_file) if folds_file else None, "folds": int(len(set(fold_of_graph.tolist()) - {-1})), "repeats": repeats}
+    if is_catboost:
+        runner = cvlib.catboost_runner(data, targets[0], morgan, val_fraction)
+        config.update(arch="catboost", morgan=morgan, seed=seed, val_fraction=val_fraction)
+    else:
+        model_config, train_config = make_configs(data, targets, **{**opts, "descriptors": descriptors})
+        runner = cvlib.graph_runner(data, targets[0], model_config, train_config)
+        config.update(model=model_config.to_dict(), train=train_config.to_dict())
+
+    table = Table(title=f"cv: {arch}" + ("" if is_catboost else f" / {mode}") + f" on {input}")
+    for col in ("repeat", "fold", "train", "test", "RMSE", "MAE", "R2", "best epoch", "seconds", "parameters"):
+        table.add_column(col, justify="right")
+
+    def on_fold(r) -> None:
+        info(f"fold {r.fold} (repeat {r.repeat}): RMSE {r.rmse:.4f}  MAE {r.mae:.4f}  R2 {r.r2:.3f}  {r.seconds:.1f} s")
+        table.add_row(str(r.repeat), str(r.fold), str(r.n_train), str(r.n_test), f"{r.rmse:.4f}", f"{r.mae:.4f}", f"{r.r2:.3f}", f"{r.best_epoch:.0f}", f"{r.seconds:.1f}", f"{r.parameters:,}")
+
+    results = cvlib.run_cv(fold_of_graph, y, runner, repeats, seed, refold, on_fold)
+    summary = cvlib.summarize(results)
+    table.add_section()
+    table.add_row("", "mean", "", "", f"{summary['rmse']['mean']:.4f} ± {summary['rmse']['std']:.4f}", f"{summary['mae']['mean']:.4f} ± {summary['mae']['std']:.4f}", f"{summary['r2']['mean']:.3f} ± {summary['r2']['std']:.3f}", f"{summary['best_epoch']['mean']:.0f}", f"{summary['seconds']['mean']:.1f}", "")
+    console.print(table)
+    payload = {"config": config, "summary": summary, "folds": [r.row() for r in results]}
+    if output_dir is not None:
+        cvlib.write_outputs(output_dir, config, results, data, targets[0])
+        info(f"wrote cv_results.json, cv_folds.csv, oof_predictions.csv to {output_dir}")
+    if as_json:
+        typer.echo(json.dumps(payload, indent=2))
 
 
 @app.command()
