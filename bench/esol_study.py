@@ -1,0 +1,118 @@
+"""The ESOL study: every architecture x depth mode on the shared 5 folds, resumable.
+
+Run: SCOREMOL_DATA=../shared/data python bench/esol_study.py [--only NAME ...] [--list]
+Each finished configuration appends one row to bench/results/esol_cv.csv (mean +/- std
+RMSE, parameters, seconds per fold, epochs to best validation RMSE) and its per-epoch
+validation curves to bench/results/curves/NAME.csv; configurations already in the CSV are
+skipped, so the study can run across several sittings. Do not run two benchmarks at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import torch
+
+from scoremol import cv as cvlib
+from scoremol.cache import featurize_input
+from scoremol.dataset import FeaturizerSettings
+from scoremol.datasets import resolve
+from scoremol.nn import GRAPH_ARCHITECTURES, ModelConfig
+from scoremol.train import TrainConfig
+
+RESULTS = Path(__file__).parent / "results"
+TABLE = RESULTS / "esol_cv.csv"
+TARGET = "measured log solubility in mols per litre"
+FIELDS = ["name", "arch", "mode", "dt", "descriptors", "ensemble", "rmse_mean", "rmse_std", "mae_mean", "r2_mean",
+          "parameters", "seconds_per_fold", "best_epoch_mean", "epochs", "fold_rmse", "machine", "date"]
+
+
+def configs() -> dict[str, dict]:
+    """name -> settings; the order is the order of the study."""
+    out: dict[str, dict] = {}
+    for arch in GRAPH_ARCHITECTURES:
+        for mode in ("base", "classic", "skip", "score"):
+            out[f"{arch}_{mode}"] = {"arch": arch, "mode": mode}
+    for arch in ("dmpnn", "gcn", "attentivefp"):
+        for mode in ("skip", "score"):
+            out[f"{arch}_{mode}_desc"] = {"arch": arch, "mode": mode, "descriptors": True}
+    out["dmpnn_score_desc_ens5"] = {"arch": "dmpnn", "mode": "score", "descriptors": True, "ensemble": 5}
+    out["mlp_base"] = {"arch": "mlp", "mode": "base", "descriptors": True}
+    out["score-mlp"] = {"arch": "score-mlp", "mode": "score", "descriptors": True}
+    out["catboost"] = {"arch": "catboost", "descriptors": True}
+    out["catboost_morgan"] = {"arch": "catboost", "descriptors": True, "morgan": True}
+    return out
+
+
+def done() -> set[str]:
+    if not TABLE.is_file():
+        return set()
+    return set(pd.read_csv(TABLE)["name"])
+
+
+def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None:
+    y = data.column_values(TARGET)
+    if spec["arch"] == "catboost":
+        runner = cvlib.catboost_runner(data, TARGET, spec.get("morgan", False), 0.1)
+    else:
+        desc = bool(spec.get("descriptors")) or spec["arch"] in ("mlp", "score-mlp")
+        model_config = ModelConfig(arch=spec["arch"], mode=spec["mode"], dt=spec.get("dt", 0.5),
+                                   use_descriptors=desc, descriptor_dim=data.descriptors.shape[1] if desc else 0)
+        train_config = TrainConfig(epochs=epochs, ensemble=spec.get("ensemble", 1))
+        runner = cvlib.graph_runner(data, TARGET, model_config, train_config)
+    results = cvlib.run_cv(folds, y, runner, on_fold=lambda r: print(f"  {name} fold {r.fold}: RMSE {r.rmse:.4f} ({r.seconds:.0f} s)", flush=True))
+    s = cvlib.summarize(results)
+    row = {
+        "name": name, "arch": spec["arch"], "mode": spec.get("mode", ""), "dt": spec.get("dt", 0.5) if spec.get("mode") in ("skip", "score") else "",
+        "descriptors": bool(spec.get("descriptors")), "ensemble": spec.get("ensemble", 1),
+        "rmse_mean": round(s["rmse"]["mean"], 4), "rmse_std": round(s["rmse"]["std"], 4), "mae_mean": round(s["mae"]["mean"], 4),
+        "r2_mean": round(s["r2"]["mean"], 4), "parameters": s["parameters"], "seconds_per_fold": round(s["seconds"]["mean"], 1),
+        "best_epoch_mean": round(s["best_epoch"]["mean"], 1), "epochs": epochs if spec["arch"] != "catboost" else "",
+        "fold_rmse": " ".join(f"{r.rmse:.4f}" for r in results), "machine": f"{platform.machine()} {os.cpu_count()} cpu",
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    RESULTS.mkdir(exist_ok=True)
+    new = not TABLE.is_file()
+    with open(TABLE, "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        if new:
+            writer.writeheader()
+        writer.writerow(row)
+    history = [dict(h, fold=r.fold) for r in results for h in r.history]
+    if history:
+        (RESULTS / "curves").mkdir(exist_ok=True)
+        pd.DataFrame(history).to_csv(RESULTS / "curves" / f"{name}.csv", index=False, float_format="%.5g")
+    print(f"{name}: RMSE {row['rmse_mean']:.4f} +/- {row['rmse_std']:.4f}, {row['seconds_per_fold']} s/fold", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", nargs="*", help="run just these configuration names")
+    parser.add_argument("--epochs", type=int, default=150)
+    parser.add_argument("--list", action="store_true")
+    args = parser.parse_args()
+    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    todo = configs()
+    if args.list:
+        finished = done()
+        for name in todo:
+            print(("done  " if name in finished else "      ") + name)
+        return
+    names = args.only or list(todo)
+    data, _ = featurize_input(str(resolve("esol")), FeaturizerSettings(descriptors=True))
+    folds = cvlib.folds_from_file(resolve("esol").parent / "esol_folds.csv", data.num_rows)[data.graph_row]
+    for name in names:
+        if name in done():
+            continue
+        run_one(name, todo[name], data, folds, args.epochs)
+
+
+if __name__ == "__main__":
+    main()
