@@ -355,6 +355,10 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", **kwargs) -> Iterator
     An error or interrupt leaves any previous file untouched and no partial file behind.
     """
     target = Path(path)
+    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write straight through
+        with open(target, mode, **kwargs) as handle:
+            yield handle
+        return
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:

@@ -123,3 +123,12 @@ def test_atomic_write_leaves_nothing_on_error(tmp_path):
             raise RuntimeError("boom")
     assert target.read_text() == "old"
     assert list(tmp_path.iterdir()) == [target]
+
+
+def test_atomic_write_to_a_device_writes_through():
+    with atomic_write("/dev/null") as handle:
+        handle.write("discarded")
+    import os
+    import stat
+
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)

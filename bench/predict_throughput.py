@@ -1,0 +1,84 @@
+"""Prediction throughput and peak memory of `scoremol predict` on 20,000 and 200,000 SMILES.
+
+Run: SCOREMOL_DATA=../shared/data python bench/predict_throughput.py [--sizes 20000 200000]
+     [--repeats 3] [--model PATH]
+Inputs are made by repeating the SMILES of the shared ESOL, FreeSolv and Lipophilicity sets.
+Each size runs the real command line in a fresh process (median wall time of the repeats;
+peak RSS of the child process), next to bare RDKit SMILES parsing of the same file measured
+in the same run, so the ratio is robust to the machine's noise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from scoremol.datasets import resolve
+
+PARSE_ONLY = (
+    "import sys\nfrom rdkit import Chem, RDLogger\nRDLogger.DisableLog('rdApp.*')\n"
+    "n=0\nfor line in open(sys.argv[1]):\n    parts=line.split()\n"
+    "    if parts and Chem.MolFromSmiles(parts[0]) is not None: n+=1\nprint(n)\n"
+)
+
+
+def make_input(n: int, directory: Path) -> Path:
+    smiles = []
+    for name in ("esol", "freesolv", "lipophilicity"):
+        smiles += pd.read_csv(resolve(name))["smiles"].astype(str).str.strip().tolist()
+    path = directory / f"bench_{n}.smi"
+    with open(path, "w") as handle:
+        for i in range(n):
+            handle.write(f"{smiles[i % len(smiles)]} mol{i}\n")
+    return path
+
+
+def run(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    # ru_maxrss of children is the max over all children so far: run the largest last
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def peak_rss(cmd: list[str]) -> float:
+    """Peak RSS (MiB) of one command measured in isolation with /usr/bin/time when present."""
+    if os.path.exists("/usr/bin/time"):
+        out = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        return int(out.stderr.strip().splitlines()[-1]) / 1024
+    return float("nan")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", type=int, nargs="*", default=[20_000, 200_000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--model", default=None)
+    args = parser.parse_args()
+    model = ["--model", args.model] if args.model else []
+    print(f"{'rows':>9s} {'rdkit parse mol/s':>18s} {'predict mol/s':>14s} {'ratio':>6s} {'predict s':>10s} {'peak MiB':>9s}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in args.sizes:
+            path = make_input(n, Path(tmp))
+            parse = [run([sys.executable, "-c", PARSE_ONLY, str(path)])[0] for _ in range(args.repeats)]
+            cmd = [sys.executable, "-m", "scoremol", "-q", "predict", str(path), *model, "-o", os.devnull]
+            times = [run(cmd)[0] for _ in range(args.repeats)]
+            mem = peak_rss(cmd)
+            p, t = statistics.median(parse), statistics.median(times)
+            print(f"{n:9d} {n / p:18.0f} {n / t:14.0f} {p / t:6.2f} {t:10.1f} {mem:9.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
