@@ -386,7 +386,10 @@ def predict(
 
 
 def main() -> None:
-    """Console entry point: one-line errors, tracebacks only with -v."""
+    """Console entry point: one-line errors, tracebacks only with -v.
+
+    A closed standard output (``| head``) is handled by Typer itself: silent exit 1.
+    """
     try:
         app(standalone_mode=False)
     except ScoremolError as exc:
@@ -397,12 +400,6 @@ def main() -> None:
     except (typer.Exit, SystemExit) as exc:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         sys.exit(code or 0)
-    except BrokenPipeError:
-        # the reader went away (e.g. `| head`): not an error for a shell pipeline
-        try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            sys.exit(0)
     except KeyboardInterrupt:
         print("scoremol: interrupted", file=sys.stderr)
         sys.exit(130)
