@@ -366,6 +366,9 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", **kwargs) -> Iterator
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

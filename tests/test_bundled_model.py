@@ -1,0 +1,34 @@
+"""The bundled ESOL solubility model: shipped, loadable, used by default, sensible."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+
+from scoremol.checkpoint import load_model
+from scoremol.models import bundled_model_path
+from tests.conftest import ESOL_TARGET, ROOT, run_cli
+
+
+def test_bundled_model_is_a_small_ensemble_trained_on_esol():
+    path = bundled_model_path()
+    assert path.stat().st_size < 8 * 1024 * 1024
+    model = load_model(path)
+    assert model.target_names == [ESOL_TARGET] and model.target_units == ["log10(mol/L)"]
+    assert len(model.members) >= 3
+    assert model.metrics["n_train_molecules"] == 1128
+
+
+def test_predict_without_model_uses_the_bundled_one():
+    stdout, err, code = run_cli("predict", str(ROOT / "data" / "examples.smi"))
+    assert code == 0, err
+    assert "bundled ESOL solubility model" in err
+    frame = pd.read_csv(io.StringIO(stdout), keep_default_na=False).set_index("name")
+    assert len(frame) == 22 and (frame["status"] == "ok").all()
+    logs = frame[ESOL_TARGET].astype(float)
+    # chemistry sanity, with margins far wider than the model's error: glucose and ethanol
+    # are very soluble, naphthalene is not (measured log S about +0.7, +1.1 and -3.6)
+    assert logs["naphthalene"] < logs["benzene"] < logs["ethanol"]
+    assert logs["naphthalene"] < -2.5 and logs["ethanol"] > -0.5 and logs["glucose"] > -1.5
+    assert (frame[f"{ESOL_TARGET}_std"].astype(float) >= 0).all()
