@@ -38,14 +38,14 @@ def convergence(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def plots(frame: pd.DataFrame, parity: str | None) -> None:
+def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = None) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     best = parity or frame.sort_values("rmse_mean")["name"].iloc[0]
-    oof_path = RESULTS / "oof" / f"{best}.csv"
+    oof_path = Path(parity_file) if parity_file else RESULTS / "oof" / f"{best}.csv"
     if oof_path.is_file():
         oof = pd.read_csv(oof_path)
         fig, ax = plt.subplots(figsize=(5, 5))
@@ -78,12 +78,13 @@ def plots(frame: pd.DataFrame, parity: str | None) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--parity", default=None, help="configuration for the parity plot (default: the best)")
+    parser.add_argument("--parity-file", default=None, help="out-of-fold CSV (y_true, y_pred) for the parity plot, e.g. from `scoremol cv -o`")
     args = parser.parse_args()
     frame = pd.read_csv(RESULTS / "esol_cv.csv")
     print(table(frame))
     print()
     print(convergence(frame))
-    plots(frame, args.parity)
+    plots(frame, args.parity, args.parity_file)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -43,22 +42,13 @@ def make_input(n: int, directory: Path) -> Path:
 
 
 def run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds and peak RSS (MiB) of one child process (GNU time when present)."""
+    timer = ["/usr/bin/time", "-f", "%M"] if os.path.exists("/usr/bin/time") else []
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = subprocess.run([*timer, *cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
-    # ru_maxrss of children is the max over all children so far: run the largest last
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, max(peak, before) / 1024
-
-
-def peak_rss(cmd: list[str]) -> float:
-    """Peak RSS (MiB) of one command measured in isolation with /usr/bin/time when present."""
-    if os.path.exists("/usr/bin/time"):
-        out = subprocess.run(["/usr/bin/time", "-f", "%M", *cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        return int(out.stderr.strip().splitlines()[-1]) / 1024
-    return float("nan")
+    peak = int(out.stderr.strip().splitlines()[-1]) / 1024 if timer else float("nan")
+    return seconds, peak
 
 
 def main() -> None:
@@ -74,9 +64,9 @@ def main() -> None:
             path = make_input(n, Path(tmp))
             parse = [run([sys.executable, "-c", PARSE_ONLY, str(path)])[0] for _ in range(args.repeats)]
             cmd = [sys.executable, "-m", "scoremol", "-q", "predict", str(path), *model, "-o", os.devnull]
-            times = [run(cmd)[0] for _ in range(args.repeats)]
-            mem = peak_rss(cmd)
-            p, t = statistics.median(parse), statistics.median(times)
+            runs = [run(cmd) for _ in range(args.repeats)]
+            mem = max(m for _, m in runs)
+            p, t = statistics.median(parse), statistics.median(s for s, _ in runs)
             print(f"{n:9d} {n / p:18.0f} {n / t:14.0f} {p / t:6.2f} {t:10.1f} {mem:9.0f}", flush=True)
 
 

@@ -1,0 +1,47 @@
+"""`scoremol train` from the command line: inputs, target detection, errors."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from scoremol.checkpoint import load_model
+from tests.conftest import ESOL_TARGET, run_cli
+
+FAST = ["--arch", "gcn", "--hidden", "16", "--epochs", "2"]
+
+
+def test_train_on_a_copy_of_esol_needs_no_target(tmp_path, esol_path):
+    copy = tmp_path / "esol.csv"
+    copy.write_bytes(esol_path.read_bytes())
+    model_path = tmp_path / "m.pt"
+    _, err, code = run_cli("train", str(copy), *FAST, "-o", str(model_path))
+    assert code == 0, err
+    model = load_model(model_path)
+    assert model.target_names == [ESOL_TARGET] and model.target_units == ["log10(mol/L)"]
+    assert "best val RMSE" in err and "parameters" in err
+    assert len(model.members[0].history) == 2
+
+
+def test_train_from_a_features_file_and_bad_options(tmp_path, esol_path):
+    small = tmp_path / "small.csv"
+    pd.read_csv(esol_path).head(40).to_csv(small, index=False)
+    features = tmp_path / "small.pt"
+    _, err, code = run_cli("featurize", str(small), "-o", str(features))
+    assert code == 0, err
+    _, err, code = run_cli("train", str(features), *FAST, "-o", str(tmp_path / "m.pt"))
+    assert code == 1 and "pass --target" in err  # a cut-down copy is not the registered file
+    _, err, code = run_cli("train", str(features), "-t", ESOL_TARGET, *FAST, "-o", str(tmp_path / "m.pt"))
+    assert code == 0, err
+    _, err, code = run_cli("train", str(small), "-t", "nope", *FAST)
+    assert code == 1 and "target column 'nope' not found" in err
+    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--mode", "deep", *FAST)
+    assert code == 1 and "unknown depth mode 'deep'" in err and "Traceback" not in err
+
+
+def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():  # on a GPU machine the request is valid
+        return
+    _, err, code = run_cli("train", "esol", "--device", "cuda", "-o", str(tmp_path / "m.pt"))
+    assert code == 1 and "no CUDA device is available" in err
