@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
+import torch
 
 from scoremol.checkpoint import load_model
 from tests.conftest import ESOL_TARGET, run_cli
@@ -38,10 +40,7 @@ def test_train_from_a_features_file_and_bad_options(tmp_path, esol_path):
     assert code == 1 and "unknown depth mode 'deep'" in err and "Traceback" not in err
 
 
+@pytest.mark.skipif(torch.cuda.is_available(), reason="on a GPU machine --device cuda is valid")
 def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
-    import torch
-
-    if torch.cuda.is_available():  # on a GPU machine the request is valid
-        return
     _, err, code = run_cli("train", "esol", "--device", "cuda", "-o", str(tmp_path / "m.pt"))
     assert code == 1 and "no CUDA device is available" in err
