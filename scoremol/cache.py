@@ -12,10 +12,11 @@ import json
 import os
 from pathlib import Path
 
-from scoremol.dataset import FORMAT_VERSION, FeaturizedDataset, FeaturizerSettings, featurize_chunk
+from scoremol.dataset import FORMAT_VERSION, FeaturizedDataset, FeaturizerSettings
 from scoremol.datasets import cache_dir, sha256_file
 from scoremol.errors import ScoremolError
 from scoremol.io import read_input
+from scoremol.parallel import featurize_all
 
 
 def cache_key(source_sha256: str, smiles_col: str | None, fmt: str | None, settings: FeaturizerSettings) -> str:
@@ -47,10 +48,12 @@ def featurize_input(
     smiles_col: str | None = None,
     fmt: str | None = None,
     use_cache: bool = True,
+    workers: int | None = None,
 ) -> tuple[FeaturizedDataset, bool]:
     """Featurize ``path`` (or load it, if it is already a features file).
 
-    Returns the data set and whether it came from the cache.
+    Large inputs are featurized on ``workers`` processes (default: every CPU available);
+    the result is the same either way. Returns the data set and whether it came from the cache.
     """
     if is_features_file(path):
         data = FeaturizedDataset.load(path)
@@ -67,7 +70,7 @@ def featurize_input(
             except ScoremolError:
                 cached.unlink(missing_ok=True)  # corrupt cache entry: rebuild it
     chunk = read_input(path, smiles_col, fmt)
-    data = featurize_chunk(chunk, settings)
+    data = featurize_all(chunk, settings, workers)
     data.source_sha256 = source
     if cached is not None:
         try:

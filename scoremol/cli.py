@@ -73,17 +73,25 @@ def _row_report(statuses: list[str], reasons: list[str], smiles: list[str], limi
     return table
 
 
+WorkersOpt = typer.Option(
+    None, "--workers", min=1,
+    help="Featurization processes for large inputs (default: all CPUs; 1 = single process).",
+)
+
+
 @app.command()
 def featurize(
     input: str = typer.Argument(..., help="CSV/TSV/SMI/SDF file, a data set name (esol, ...), or - for stdin."),
     output: Path = typer.Option(..., "--output", "-o", help="Features file to write (.pt)."),
     descriptors: bool = typer.Option(False, "--descriptors/--no-descriptors", help="Also compute RDKit 2D descriptors."),
+    descriptor_set: str = typer.Option("all", "--descriptor-set", help="all, fast or a comma list of RDKit descriptor names."),
     smiles_col: Optional[str] = SmilesCol,
     fmt: Optional[str] = FormatOpt,
     standardize: bool = StandardizeOpt,
     strict: bool = typer.Option(False, "--strict", help="Fail if any row is invalid."),
     cache: bool = typer.Option(True, "--cache/--no-cache", help="Reuse features cached for identical input and settings."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write row,smiles,status,reason CSV here."),
+    workers: Optional[int] = WorkersOpt,
 ) -> None:
     """Featurize molecules into graphs (and descriptors) that train and cv can reuse."""
     from scoremol.cache import featurize_input
@@ -92,9 +100,12 @@ def featurize(
     from scoremol.io import atomic_write
 
     path, _ = resolve_input(input)
-    settings = FeaturizerSettings(standardize=standardize, descriptors=descriptors)
+    try:
+        settings = FeaturizerSettings(standardize=standardize, descriptors=descriptors, descriptor_set=descriptor_set)
+    except ValueError as exc:
+        raise ScoremolError(f"--descriptor-set: {exc}") from None
     start = time.perf_counter()
-    data, hit = featurize_input(path, settings, smiles_col, fmt, use_cache=cache)
+    data, hit = featurize_input(path, settings, smiles_col, fmt, use_cache=cache, workers=workers)
     seconds = time.perf_counter() - start
     smiles = data.table[data.smiles_col].astype(str).tolist()
     if data.num_rows == 0:
@@ -136,6 +147,11 @@ IntegratorOpt = typer.Option(DEFAULTS["integrator"], "--integrator", help="euler
 LearnableDtOpt = typer.Option(False, "--learnable-dt/--fixed-dt", help="Learn a step size per SCORE step.")
 ReadoutOpt = typer.Option(DEFAULTS["readout"], "--readout", help="molattfp, sum, mean.")
 DescriptorsOpt = typer.Option(DEFAULTS["descriptors"], "--descriptors/--no-descriptors", help="Fuse RDKit 2D descriptors.")
+DescriptorSetOpt = typer.Option(
+    None, "--descriptor-set",
+    help="Descriptors to fuse: fast (17 cheap ones), all (every RDKit 2D descriptor) or a comma list "
+         "(default: fast for graph models, all for mlp, score-mlp and catboost).",
+)
 HiddenOpt = typer.Option(DEFAULTS["hidden"], "--hidden", help="Hidden width.")
 DropoutOpt = typer.Option(DEFAULTS["dropout"], "--dropout")
 HeadsOpt = typer.Option(DEFAULTS["heads"], "--heads", help="Attention heads (gat, transformer).")
@@ -154,6 +170,16 @@ _MODEL_OPTION_NAMES = (
     "arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "descriptors", "hidden", "dropout",
     "heads", "epochs", "batch_size", "lr", "weight_decay", "seed", "val_fraction", "patience", "ensemble", "device",
 )
+
+
+DENSE_ARCHS = ("mlp", "score-mlp")
+
+
+def _descriptor_set(arch: str, requested: str | None) -> str:
+    """The descriptor set to compute: as requested, else the default for ``arch``."""
+    if requested:
+        return requested
+    return "all" if arch in DENSE_ARCHS or arch == "catboost" else DEFAULTS["descriptor_set"]
 
 
 def _default_targets(entry, data) -> list[str]:
@@ -179,6 +205,7 @@ def train(
     learnable_dt: bool = LearnableDtOpt,
     readout: str = ReadoutOpt,
     descriptors: bool = DescriptorsOpt,
+    descriptor_set: Optional[str] = DescriptorSetOpt,
     hidden: int = HiddenOpt,
     dropout: float = DropoutOpt,
     heads: int = HeadsOpt,
@@ -199,7 +226,8 @@ def train(
     from scoremol.training_setup import load_training_data, make_configs
 
     resolve_device(device)
-    data, entry = load_training_data(input, smiles_col, fmt, standardize, descriptors)
+    data, entry = load_training_data(input, smiles_col, fmt, standardize, descriptors or arch in DENSE_ARCHS,
+                                     _descriptor_set(arch, descriptor_set))
     targets = list(target) if target else _default_targets(entry, data)
     opts = {k: v for k, v in locals().items() if k in _MODEL_OPTION_NAMES}
     model_config, train_config = make_configs(data, targets, **opts)
@@ -269,6 +297,7 @@ def cv(
     learnable_dt: bool = LearnableDtOpt,
     readout: str = ReadoutOpt,
     descriptors: bool = DescriptorsOpt,
+    descriptor_set: Optional[str] = DescriptorSetOpt,
     hidden: int = HiddenOpt,
     dropout: float = DropoutOpt,
     heads: int = HeadsOpt,
@@ -294,7 +323,7 @@ def cv(
     resolve_device(device)
     is_catboost = arch == "catboost"
     needs_desc = descriptors or is_catboost or arch in ("mlp", "score-mlp")
-    data, entry = load_training_data(input, smiles_col, fmt, standardize, needs_desc)
+    data, entry = load_training_data(input, smiles_col, fmt, standardize, needs_desc, _descriptor_set(arch, descriptor_set))
     targets = list(target) if target else _default_targets(entry, data)
     if len(targets) != 1:
         raise ScoremolError("cv evaluates one target at a time; pass a single --target")
@@ -355,6 +384,7 @@ def predict(
     chunk_size: int = typer.Option(2000, "--chunk-size", help="Rows read, predicted and written at a time."),
     device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
     progress: bool = typer.Option(False, "--progress", help="Show progress even when stderr is not a terminal."),
+    workers: Optional[int] = WorkersOpt,
 ) -> None:
     """Predict every input row; output keeps the rows, in order, with predictions appended."""
     from scoremol.checkpoint import load_model
@@ -376,11 +406,11 @@ def predict(
             console.print(f"{rows:,} rows, {ok:,} predicted, {rows / (time.perf_counter() - start):,.0f} rows/s", highlight=False)
 
     if output is None:
-        summary = predict_stream(trained, input, sys.stdout, smiles_col, fmt, batch_size, chunk_size, dev, report)
+        summary = predict_stream(trained, input, sys.stdout, smiles_col, fmt, batch_size, chunk_size, dev, report, workers)
         sys.stdout.flush()
     else:
         with atomic_write(output, "w", newline="") as handle:
-            summary = predict_stream(trained, input, handle, smiles_col, fmt, batch_size, chunk_size, dev, report)
+            summary = predict_stream(trained, input, handle, smiles_col, fmt, batch_size, chunk_size, dev, report, workers)
     seconds = time.perf_counter() - start
     info(f"predicted {summary.predicted:,}/{summary.rows:,} rows ({summary.failed:,} without a prediction, see the reason column) in {seconds:.1f} s")
 

@@ -8,7 +8,7 @@ records the featurizer settings and version, so a consumer can refuse stale feat
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +18,7 @@ import torch
 from torch_geometric.data import Data
 
 from scoremol.chem import STATUS_OK
-from scoremol.descriptors import compute_descriptor_matrix, descriptor_names
+from scoremol.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
 from scoremol.errors import ScoremolError
 from scoremol.featurize import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
 from scoremol.io import MoleculeChunk, atomic_write
@@ -38,6 +38,13 @@ class FeaturizerSettings:
     rdkit_version: str = rdkit.__version__
     atom_dim: int = ATOM_DIM
     bond_dim: int = BOND_DIM
+
+    def __post_init__(self) -> None:
+        # A set name ("fast") or comma list is stored as the explicit names it stands for,
+        # so models and caches record exactly which descriptors they were built with.
+        if isinstance(self.descriptor_set, str) or isinstance(self.descriptor_set, list):
+            names = descriptor_names(self.descriptor_set if isinstance(self.descriptor_set, str) else tuple(self.descriptor_set))
+            object.__setattr__(self, "descriptor_set", None if names == ALL_DESCRIPTORS else names)
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -101,6 +108,15 @@ class FeaturizedDataset:
             edge_index=torch.from_numpy(self.edge_index[:, e0:e1]),
             edge_attr=torch.from_numpy(self.edge_attr[e0:e1]),
         )
+
+    def select_descriptors(self, names: tuple[str, ...]) -> "FeaturizedDataset":
+        """The same data with only the descriptor columns ``names`` (a subset of its own)."""
+        have = list(self.settings.descriptor_names)
+        missing = [n for n in names if n not in have]
+        if self.descriptors is None or missing:
+            raise ScoremolError(f"these features have no descriptor(s) {', '.join(missing) or 'at all'}; featurize again")
+        settings = replace(self.settings, descriptor_set=None if names == ALL_DESCRIPTORS else tuple(names))
+        return replace(self, descriptors=self.descriptors[:, [have.index(n) for n in names]], settings=settings)
 
     def graphs(self) -> list[Data]:
         return [self.graph(i) for i in range(self.num_graphs)]

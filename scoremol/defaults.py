@@ -11,6 +11,7 @@ DEFAULTS: dict = {
     "integrator": "euler",
     "readout": "molattfp",
     "descriptors": False,
+    "descriptor_set": "fast",
     "hidden": 128,
     "dropout": 0.1,
     "heads": 4,

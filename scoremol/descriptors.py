@@ -16,13 +16,33 @@ from rdkit.Chem import Descriptors
 #: Every RDKit 2D descriptor, in RDKit's order.
 ALL_DESCRIPTORS: tuple[str, ...] = tuple(name for name, _ in Descriptors._descList)
 _FUNCTIONS = dict(Descriptors._descList)
+
+#: A small, cheap subset for solubility-like properties: the Delaney (ESOL) equation's inputs
+#: (Crippen logP, molecular weight, rotatable bonds, aromatic share via ring counts) plus polarity,
+#: hydrogen bonding, size and saturation. It costs about a tenth of the full set per molecule
+#: (bench/descriptor_cost.py) and skips the slow, noisy ones (qed, BCUT2D, Ipc, BertzCT).
+FAST_DESCRIPTORS: tuple[str, ...] = (
+    "MolLogP", "MolMR", "MolWt", "HeavyAtomCount", "NumRotatableBonds", "NumAromaticRings",
+    "NumAliphaticRings", "RingCount", "FractionCSP3", "TPSA", "LabuteASA", "NumHDonors",
+    "NumHAcceptors", "NHOHCount", "NOCount", "NumHeteroatoms", "NumValenceElectrons",
+)
+
+#: Named descriptor sets accepted wherever a set is chosen (CLI ``--descriptor-set``).
+DESCRIPTOR_SETS: dict[str, tuple[str, ...]] = {"all": ALL_DESCRIPTORS, "fast": FAST_DESCRIPTORS}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def descriptor_names(subset: str | tuple[str, ...] | None = None) -> tuple[str, ...]:
-    """Resolve a descriptor selection: None or "all" means every RDKit descriptor."""
-    if subset is None or subset == "all":
+    """Resolve a descriptor selection: None means every RDKit descriptor; a string is a set
+    name ("all", "fast") or comma-separated descriptor names."""
+    if subset is None:
         return ALL_DESCRIPTORS
+    if isinstance(subset, str):
+        if subset in DESCRIPTOR_SETS:
+            return DESCRIPTOR_SETS[subset]
+        subset = tuple(n.strip() for n in subset.split(",") if n.strip())
+        if not subset:
+            raise ValueError("empty descriptor set")
     names = tuple(subset)
     unknown = [n for n in names if n not in _FUNCTIONS]
     if unknown:

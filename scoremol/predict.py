@@ -19,6 +19,7 @@ from scoremol.chem import STATUS_OK
 from scoremol.dataset import featurize_chunk
 from scoremol.errors import ScoremolError
 from scoremol.io import MoleculeChunk, iter_chunks
+from scoremol.parallel import iter_featurized
 from scoremol.trained import TrainedModel
 
 
@@ -51,9 +52,12 @@ def output_columns(model: TrainedModel, input_columns: list[str]) -> tuple[list[
 def predict_chunk(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> pd.DataFrame:
     """The output rows for one input chunk (same length and order)."""
     data = featurize_chunk(chunk, model.featurizer)
-    graphs = data.graphs()
-    model.attach_descriptors(graphs, data.descriptors)
-    mean, std = model.predict(graphs, batch_size=batch_size, device=device)
+    return chunk_output(model, chunk, data, batch_size, device)
+
+
+def chunk_output(model: TrainedModel, chunk: MoleculeChunk, data, batch_size: int = 256, device: str = "cpu") -> pd.DataFrame:
+    """Predict the featurized ``data`` of ``chunk`` and lay out its output rows."""
+    mean, std = model.predict_features(data, batch_size=batch_size, device=device)
     out = chunk.frame.copy()
     preds, stds, status_col, reason_col = output_columns(model, list(chunk.frame.columns))
     n = len(chunk)
@@ -80,12 +84,18 @@ def predict_stream(
     chunk_size: int = 2000,
     device: str = "cpu",
     on_chunk: Callable[[int, int], None] | None = None,
+    workers: int | None = None,
 ) -> PredictSummary:
-    """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk."""
+    """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk.
+
+    Worker processes featurize the next chunks while this process runs the model on the
+    current one (see :mod:`scoremol.parallel`); small inputs stay in one process.
+    """
     summary = PredictSummary()
     columns: list[str] | None = None
-    for chunk in iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size):
-        frame = predict_chunk(model, chunk, batch_size, device)
+    chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
+    for chunk, data in iter_featurized(chunks, model.featurizer, workers):
+        frame = chunk_output(model, chunk, data, batch_size, device)
         if columns is None:
             columns = list(frame.columns)
         else:

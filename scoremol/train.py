@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 from sklearn.model_selection import train_test_split
-from torch_geometric.data import Batch, Data
+from torch_geometric.data import Data
 
+from scoremol.collate import collate_graphs
 from scoremol.dataset import FeaturizedDataset
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig, build_model, count_parameters
@@ -97,7 +98,7 @@ def _predict_scaled(model: torch.nn.Module, graphs: list[Data], device: str, bat
     model.eval()
     outs = []
     for start in range(0, len(graphs), batch_size):
-        batch = Batch.from_data_list(graphs[start : start + batch_size]).to(device)
+        batch = collate_graphs(graphs[start : start + batch_size]).to(device)
         outs.append(model(batch).float().cpu().numpy())
     return np.concatenate(outs) if outs else np.zeros((0, 1))
 
@@ -145,7 +146,7 @@ def fit_member(
             idx = order[start : start + config.batch_size]
             if len(idx) < 2 and len(order) > 2:
                 continue  # a batch of one breaks nothing but adds noise; skip the remainder
-            batch = Batch.from_data_list([train_graphs[i] for i in idx]).to(device)
+            batch = collate_graphs([train_graphs[i] for i in idx]).to(device)
             optimizer.zero_grad(set_to_none=True)
             loss = _masked_mse(model(batch), batch.y)
             loss.backward()

@@ -6,13 +6,15 @@ Everything here is plain data (dicts, lists, arrays, tensors), which is what let
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 from torch_geometric.data import Batch, Data
 
-from scoremol.dataset import FeaturizerSettings
+from scoremol.collate import collate_arrays, collate_graphs
+from scoremol.dataset import FeaturizedDataset, FeaturizerSettings
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.scaling import DescriptorScaler, TargetScaler
 
@@ -71,20 +73,46 @@ class TrainedModel:
         for g, row in zip(graphs, scaled):
             g.descriptors = row.unsqueeze(0)
 
-    @torch.no_grad()
+    def scaled_descriptors(self, raw: np.ndarray | None) -> torch.Tensor | None:
+        """Training-scaled descriptors ``[G, D]`` for a model that fuses them, else None."""
+        if not self.model_config.use_descriptors:
+            return None
+        if raw is None or self.descriptor_scaler is None:
+            raise ValueError("this model needs descriptors but none were computed")
+        return torch.from_numpy(self.descriptor_scaler.transform(raw))
+
     def predict(self, graphs: list[Data], batch_size: int = 256, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
         """Mean and standard deviation over members, in target units: ``[G, T]`` each."""
+        batches = (collate_graphs(graphs[s : s + batch_size]) for s in range(0, len(graphs), batch_size))
+        return self.predict_batches(batches, len(graphs), device)
+
+    def predict_features(self, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+        """Like :meth:`predict` for every graph of a featurized data set, batched straight
+        from its packed arrays (no per-molecule ``Data`` objects)."""
+        desc = self.scaled_descriptors(data.descriptors)
+        n = data.num_graphs
+
+        def batches():
+            for s in range(0, n, batch_size):
+                ids = np.arange(s, min(s + batch_size, n))
+                yield collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr, ids,
+                                     None if desc is None else desc[s : s + len(ids)])
+
+        return self.predict_batches(batches(), n, device)
+
+    @torch.inference_mode()
+    def predict_batches(self, batches: Iterable[Batch], n_graphs: int, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+        """Run every member on each batch (batches cover ``n_graphs`` graphs in order)."""
         modules = self.modules(device)
         n_targets = len(self.target_names)
-        if not graphs:
-            empty = np.zeros((0, n_targets))
-            return empty, empty
-        per_member = np.zeros((len(modules), len(graphs), n_targets))
-        for start in range(0, len(graphs), batch_size):
-            batch = Batch.from_data_list(graphs[start : start + batch_size]).to(device)
+        per_member = np.zeros((len(modules), n_graphs, n_targets))
+        start = 0
+        for batch in batches:
+            batch = batch.to(device)
+            size = int(batch.num_graphs)
             for k, module in enumerate(modules):
-                out = module(batch).float().cpu().numpy()
-                per_member[k, start : start + len(out)] = out
-        values = self.target_scaler.inverse(per_member)
+                per_member[k, start : start + size] = module(batch).float().cpu().numpy()
+            start += size
+        values = self.target_scaler.inverse(per_member) if n_graphs else per_member
         std = values.std(axis=0) if len(modules) > 1 else np.zeros(values.shape[1:])
         return values.mean(axis=0), std

@@ -11,12 +11,21 @@ from scoremol.train import TrainConfig
 
 
 def load_training_data(
-    input: str, smiles_col: str | None, fmt: str | None, standardize: bool, descriptors: bool
+    input: str, smiles_col: str | None, fmt: str | None, standardize: bool, descriptors: bool,
+    descriptor_set: str | None = None,
 ) -> tuple[FeaturizedDataset, DatasetInfo | None]:
-    """Featurize (or load) the training input; also return its registry entry, if any."""
+    """Featurize (or load) the training input; also return its registry entry, if any.
+
+    ``descriptor_set`` is a set name ("all", "fast") or comma-separated RDKit names.
+    """
     path, entry = resolve_input(input)
-    settings = FeaturizerSettings(standardize=standardize, descriptors=descriptors)
+    try:
+        settings = FeaturizerSettings(standardize=standardize, descriptors=descriptors, descriptor_set=descriptor_set)
+    except ValueError as exc:
+        raise ScoremolError(f"--descriptor-set: {exc}") from None
     data, _ = featurize_input(path, settings, smiles_col, fmt)
+    if descriptors and data.descriptors is not None and data.settings.descriptor_names != settings.descriptor_names:
+        data = data.select_descriptors(settings.descriptor_names)  # a features file with more descriptors
     if data.num_rows == 0:
         raise ScoremolError(f"no data rows in {input}")
     if descriptors and data.descriptors is None:

@@ -1,0 +1,163 @@
+"""Featurization on every core, in input order.
+
+RDKit parsing and graph building are pure Python/C++ per molecule and hold the GIL, so
+the only way to use more than one core is more than one process. Work goes out in chunks
+(a few thousand rows), results come back in submission order, and at most a few chunks
+are in flight, so memory stays bounded on screening-size inputs. Small inputs never start
+a pool: starting workers costs more than featurizing a few thousand molecules.
+
+Workers receive only what featurization needs (SMILES or parsed SDF records) and send
+back packed arrays; the caller re-attaches the row table, so output is identical to
+single-process featurization.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from scoremol.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
+from scoremol.io import MoleculeChunk
+
+#: Inputs with fewer rows than this are featurized in the calling process.
+PARALLEL_MIN_ROWS = 4000
+#: Rows per unit of work sent to a worker.
+WORK_ROWS = 1000
+
+
+def default_workers() -> int:
+    """Worker processes to use: the CPUs this process may run on (``SCOREMOL_WORKERS``
+    overrides; 1 disables the pool)."""
+    env = os.environ.get("SCOREMOL_WORKERS", "").strip()
+    if env:
+        try:
+            return max(1, int(env))
+        except ValueError:
+            pass
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _bare(chunk: MoleculeChunk) -> MoleculeChunk:
+    """The chunk without its user columns: all a worker needs, cheap to send."""
+    return MoleculeChunk(pd.DataFrame(index=range(len(chunk))), chunk.smiles, chunk.start, chunk.smiles_col,
+                         chunk.mols, chunk.errors)
+
+
+def _work(chunk: MoleculeChunk, settings: FeaturizerSettings) -> FeaturizedDataset:
+    return featurize_chunk(chunk, settings)
+
+
+def split_chunk(chunk: MoleculeChunk, rows: int) -> list[MoleculeChunk]:
+    """Consecutive slices of ``chunk`` with at most ``rows`` rows each."""
+    out = []
+    for s in range(0, len(chunk), rows):
+        e = min(s + rows, len(chunk))
+        out.append(MoleculeChunk(
+            chunk.frame.iloc[s:e], chunk.smiles[s:e], chunk.start + s, chunk.smiles_col,
+            None if chunk.mols is None else chunk.mols[s:e], None if chunk.errors is None else chunk.errors[s:e],
+        ))
+    return out
+
+
+def concat_datasets(parts: list[FeaturizedDataset], table: pd.DataFrame) -> FeaturizedDataset:
+    """Join featurized consecutive slices back into one data set over ``table``'s rows."""
+    if len(parts) == 1:
+        return replace(parts[0], table=table)
+    row_offsets = np.cumsum([0] + [p.num_rows for p in parts[:-1]])
+    atom_offsets = np.cumsum([0] + [int(p.atom_ptr[-1]) for p in parts[:-1]])
+    edge_offsets = np.cumsum([0] + [int(p.edge_ptr[-1]) for p in parts[:-1]])
+    descriptors = None
+    if parts[0].descriptors is not None:
+        descriptors = np.concatenate([p.descriptors for p in parts])
+    return FeaturizedDataset(
+        table=table,
+        smiles_col=parts[0].smiles_col,
+        status=[s for p in parts for s in p.status],
+        reason=[r for p in parts for r in p.reason],
+        settings=parts[0].settings,
+        graph_row=np.concatenate([p.graph_row + o for p, o in zip(parts, row_offsets)]).astype(np.int64),
+        x=np.concatenate([p.x for p in parts]),
+        edge_index=np.concatenate([p.edge_index for p in parts], axis=1),
+        edge_attr=np.concatenate([p.edge_attr for p in parts]),
+        atom_ptr=np.concatenate([[0]] + [p.atom_ptr[1:] + o for p, o in zip(parts, atom_offsets)]).astype(np.int64),
+        edge_ptr=np.concatenate([[0]] + [p.edge_ptr[1:] + o for p, o in zip(parts, edge_offsets)]).astype(np.int64),
+        descriptors=descriptors,
+    )
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    # fork: workers start in milliseconds and run only RDKit/numpy code (no torch ops),
+    # the same trade-off torch's own DataLoader makes on Linux.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+
+
+def iter_featurized(
+    chunks: Iterable[MoleculeChunk], settings: FeaturizerSettings, workers: int | None = None,
+    min_rows: int = PARALLEL_MIN_ROWS,
+) -> Iterator[tuple[MoleculeChunk, FeaturizedDataset]]:
+    """``(chunk, featurized chunk)`` for every chunk, in order.
+
+    A pool starts only once more than ``min_rows`` rows have been seen, so a small input
+    is featurized in this process; up to ``2 * workers`` chunks are in flight, so the
+    consumer (e.g. inference) overlaps with featurization of the next chunks.
+    """
+    workers = default_workers() if workers is None else max(1, workers)
+    iterator = iter(chunks)
+    buffered: list[MoleculeChunk] = []
+    seen = 0
+    for chunk in iterator:
+        buffered.append(chunk)
+        seen += len(chunk)
+        if workers > 1 and seen > min_rows:
+            break
+    else:  # the whole input fits under the threshold, or one worker: no pool
+        for chunk in buffered:
+            yield chunk, featurize_chunk(chunk, settings)
+        for chunk in iterator:
+            yield chunk, featurize_chunk(chunk, settings)
+        return
+    pending: deque[tuple[MoleculeChunk, list[Future]]] = deque()
+    source = _chain(buffered, iterator)
+    with _pool(workers) as pool:
+        def submit(chunk: MoleculeChunk) -> None:
+            parts = [pool.submit(_work, _bare(p), settings) for p in split_chunk(chunk, WORK_ROWS)]
+            pending.append((chunk, parts))
+
+        for chunk in source:
+            submit(chunk)
+            if len(pending) >= 2 * workers:
+                break
+        for chunk in source:
+            done, parts = pending.popleft()
+            yield done, concat_datasets([f.result() for f in parts], done.frame)
+            submit(chunk)
+        while pending:
+            done, parts = pending.popleft()
+            yield done, concat_datasets([f.result() for f in parts], done.frame)
+
+
+def _chain(first: list[MoleculeChunk], rest: Iterator[MoleculeChunk]) -> Iterator[MoleculeChunk]:
+    yield from first
+    yield from rest
+
+
+def featurize_all(chunk: MoleculeChunk, settings: FeaturizerSettings, workers: int | None = None,
+                  min_rows: int = PARALLEL_MIN_ROWS) -> FeaturizedDataset:
+    """Featurize one (possibly large) chunk, in parallel when it is large enough."""
+    workers = default_workers() if workers is None else max(1, workers)
+    if workers == 1 or len(chunk) <= min_rows:
+        return featurize_chunk(chunk, settings)
+    parts = [data for _, data in iter_featurized(split_chunk(chunk, WORK_ROWS), settings, workers, min_rows=0)]
+    return concat_datasets(parts, chunk.frame)
