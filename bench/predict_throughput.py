@@ -4,7 +4,7 @@ Run: SCOREMOL_DATA=../shared/data python bench/predict_throughput.py [--sizes 20
      [--repeats 3] [--model PATH]
 Inputs are made by repeating the SMILES of the shared ESOL, FreeSolv and Lipophilicity sets.
 Each size runs the real command line in a fresh process (median wall time of the repeats;
-peak RSS of the child process), next to bare RDKit SMILES parsing of the same file measured
+peak summed RSS of the process tree), next to bare RDKit SMILES parsing of the same file measured
 in the same run, so the ratio is robust to the machine's noise.
 """
 
@@ -23,6 +23,9 @@ import pandas as pd
 
 from scoremol.datasets import resolve
 
+sys.path.insert(0, str(Path(__file__).parent))
+from measure import run_measured as run  # noqa: E402
+
 PARSE_ONLY = (
     "import sys\nfrom rdkit import Chem, RDLogger\nRDLogger.DisableLog('rdApp.*')\n"
     "n=0\nfor line in open(sys.argv[1]):\n    parts=line.split()\n"
@@ -39,16 +42,6 @@ def make_input(n: int, directory: Path) -> Path:
         for i in range(n):
             handle.write(f"{smiles[i % len(smiles)]} mol{i}\n")
     return path
-
-
-def run(cmd: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of one child process (GNU time when present)."""
-    timer = ["/usr/bin/time", "-f", "%M"] if os.path.exists("/usr/bin/time") else []
-    start = time.perf_counter()
-    out = subprocess.run([*timer, *cmd], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - start
-    peak = int(out.stderr.strip().splitlines()[-1]) / 1024 if timer else float("nan")
-    return seconds, peak
 
 
 def main() -> None:

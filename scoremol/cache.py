@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from scoremol.dataset import FORMAT_VERSION, FeaturizedDataset, FeaturizerSettings
+from scoremol.chem import PARSE_RULES_VERSION
 from scoremol.datasets import cache_dir, sha256_file
 from scoremol.errors import ScoremolError
 from scoremol.io import read_input
@@ -26,6 +27,7 @@ def cache_key(source_sha256: str, smiles_col: str | None, fmt: str | None, setti
         "fmt": fmt,
         "settings": settings.to_dict(),
         "format_version": FORMAT_VERSION,
+        "parse_rules": PARSE_RULES_VERSION,  # which rows are valid can change without the features changing
     }
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:32]
 

@@ -21,6 +21,9 @@ STATUS_OK = "ok"
 STATUS_INVALID = "invalid"
 STATUS_EMPTY = "empty"
 
+#: Bumped whenever the rules for which molecules are valid change (part of cache keys).
+PARSE_RULES_VERSION = 2
+
 
 @dataclass(frozen=True)
 class ParsedMolecule:
@@ -71,6 +74,35 @@ def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
     return finish_molecule(mol, standardize)
 
 
+#: Elements of typical organic, drug-like training data (ESOL, FreeSolv, Lipophilicity).
+ORGANIC_ELEMENTS = (1, 5, 6, 7, 8, 9, 14, 15, 16, 17, 34, 35, 53)
+
+
+@lru_cache(maxsize=1)
+def _unusual_element() -> Chem.Mol:
+    return Chem.MolFromSmarts("[" + ";".join(f"!#{z}" for z in ORGANIC_ELEMENTS) + "]")
+
+
+@lru_cache(maxsize=1)
+def _dummy_atom() -> Chem.Mol:
+    return Chem.MolFromSmarts("[#0]")
+
+
+def domain_check(mol: Chem.Mol) -> tuple[str, str]:
+    """``(status, note)`` for what a property model can say about ``mol``.
+
+    Wildcard atoms (``*``: polymer repeat units, R-groups) have no chemistry to predict
+    from, so they are invalid. Metals and other unusual elements are predicted but flagged:
+    the shipped data sets contain almost none, so the prediction is an extrapolation.
+    """
+    if mol.HasSubstructMatch(_dummy_atom()):
+        return STATUS_INVALID, "wildcard/dummy atoms (*) are not supported (polymer or R-group notation)"
+    if mol.HasSubstructMatch(_unusual_element()):
+        symbols = sorted({a.GetSymbol() for a in mol.GetAtoms() if a.GetAtomicNum() not in ORGANIC_ELEMENTS})
+        return STATUS_OK, f"contains {', '.join(symbols)}: outside typical training chemistry, extrapolated"
+    return STATUS_OK, ""
+
+
 def finish_molecule(mol: Chem.Mol, standardize: bool) -> ParsedMolecule:
     """Apply standardization to an already parsed molecule (SMILES or SDF record)."""
     if mol.GetNumAtoms() == 0:
@@ -81,4 +113,7 @@ def finish_molecule(mol: Chem.Mol, standardize: bool) -> ParsedMolecule:
             mol, note = standardize_mol(mol)
         except Exception as exc:
             return ParsedMolecule(None, STATUS_INVALID, f"standardization failed: {exc}".splitlines()[0])
-    return ParsedMolecule(mol, STATUS_OK, note)
+    status, domain = domain_check(mol)
+    if status != STATUS_OK:
+        return ParsedMolecule(None, status, domain)
+    return ParsedMolecule(mol, STATUS_OK, "; ".join(n for n in (note, domain) if n))

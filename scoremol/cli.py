@@ -6,6 +6,7 @@ Data goes to standard output, messages and progress to standard error. A user er
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from pathlib import Path
@@ -415,13 +416,27 @@ def predict(
     info(f"predicted {summary.predicted:,}/{summary.rows:,} rows ({summary.failed:,} without a prediction, see the reason column) in {seconds:.1f} s")
 
 
+class _Terminated(BaseException):
+    """Raised by the SIGTERM handler so that ``finally`` blocks and atomic writes clean up."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated()
+
+
 def main() -> None:
     """Console entry point: one-line errors, tracebacks only with -v.
 
     A closed standard output (``| head``) is handled by Typer itself: silent exit 1.
     """
+    signal.signal(signal.SIGTERM, _terminate)  # `kill`, job schedulers: clean up like Ctrl-C
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)
+        # Typer turns Ctrl-C into a *returned* exit code 130 when not in standalone mode.
+        if rc == 130:
+            raise KeyboardInterrupt
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
     except ScoremolError as exc:
         if _state["verbose"]:
             raise
@@ -433,6 +448,9 @@ def main() -> None:
     except KeyboardInterrupt:
         print("scoremol: interrupted", file=sys.stderr)
         sys.exit(130)
+    except _Terminated:
+        print("scoremol: terminated", file=sys.stderr)
+        sys.exit(143)
     except Exception as exc:  # usage errors from Typer's click layer, and anything unexpected
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a click UsageError/ClickException
             exc.show()

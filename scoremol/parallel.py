@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -95,12 +96,17 @@ def concat_datasets(parts: list[FeaturizedDataset], table: pd.DataFrame) -> Feat
     )
 
 
+def _ignore_interrupts() -> None:
+    """Workers leave Ctrl-C to the parent, which stops the pool and reports once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _pool(workers: int) -> ProcessPoolExecutor:
     # fork: workers start in milliseconds and run only RDKit/numpy code (no torch ops),
     # the same trade-off torch's own DataLoader makes on Linux.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_interrupts)
 
 
 def iter_featurized(
@@ -130,7 +136,8 @@ def iter_featurized(
         return
     pending: deque[tuple[MoleculeChunk, list[Future]]] = deque()
     source = _chain(buffered, iterator)
-    with _pool(workers) as pool:
+    pool = _pool(workers)
+    try:
         def submit(chunk: MoleculeChunk) -> None:
             parts = [pool.submit(_work, _bare(p), settings) for p in split_chunk(chunk, WORK_ROWS)]
             pending.append((chunk, parts))
@@ -146,6 +153,8 @@ def iter_featurized(
         while pending:
             done, parts = pending.popleft()
             yield done, concat_datasets([f.result() for f in parts], done.frame)
+    finally:  # also on an interrupt or when the consumer stops early (`| head`)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _chain(first: list[MoleculeChunk], rest: Iterator[MoleculeChunk]) -> Iterator[MoleculeChunk]:

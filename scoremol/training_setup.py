@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from scoremol.cache import featurize_input
 from scoremol.dataset import FeaturizedDataset, FeaturizerSettings
 from scoremol.datasets import REGISTRY, DatasetInfo, resolve_input
@@ -37,8 +39,10 @@ def load_training_data(
 
 def make_configs(data: FeaturizedDataset, targets: list[str], **opts) -> tuple[ModelConfig, TrainConfig]:
     """Validated model and training configs; a bad value is a one-line error."""
-    for t in targets:
-        data.column_values(t)  # raises a clear error for an unknown column
+    values = np.stack([data.column_values(t) for t in targets], axis=1)  # unknown column: clear error
+    labelled = int(np.isfinite(values).any(axis=1).sum())
+    if labelled < 2:  # checked here, before any progress display starts
+        raise ScoremolError(f"need at least 2 molecules with a numeric target, found {labelled}")
     arch = opts["arch"]
     use_desc = bool(opts["descriptors"]) or arch in ("mlp", "score-mlp")
     if use_desc and data.descriptors is None:
