@@ -84,8 +84,11 @@ WorkersOpt = typer.Option(
 def featurize(
     input: str = typer.Argument(..., help="CSV/TSV/SMI/SDF file, a data set name (esol, ...), or - for stdin."),
     output: Path = typer.Option(..., "--output", "-o", help="Features file to write (.pt)."),
-    descriptors: bool = typer.Option(False, "--descriptors/--no-descriptors", help="Also compute RDKit 2D descriptors."),
-    descriptor_set: str = typer.Option("all", "--descriptor-set", help="all, fast or a comma list of RDKit descriptor names."),
+    descriptors: bool = typer.Option(
+        DEFAULTS["descriptors"], "--descriptors/--no-descriptors",
+        help="Also compute RDKit 2D descriptors (on by default, as the default model fuses them)."),
+    descriptor_set: str = typer.Option(
+        DEFAULTS["descriptor_set"], "--descriptor-set", help="fast (default), all, or a comma list of RDKit descriptor names."),
     smiles_col: Optional[str] = SmilesCol,
     fmt: Optional[str] = FormatOpt,
     standardize: bool = StandardizeOpt,

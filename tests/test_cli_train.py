@@ -33,6 +33,13 @@ def test_train_from_a_features_file_and_bad_options(tmp_path, esol_path):
     _, err, code = run_cli("train", str(features), *FAST, "-o", str(tmp_path / "m.pt"))
     assert code == 1 and "pass --target" in err  # a cut-down copy is not the registered file
     _, err, code = run_cli("train", str(features), "-t", ESOL_TARGET, *FAST, "-o", str(tmp_path / "m.pt"))
+    assert code == 0, err  # featurize's defaults match train's: the file carries the fast descriptors
+    bare = tmp_path / "bare.pt"
+    _, err, code = run_cli("featurize", str(small), "--no-descriptors", "-o", str(bare))
+    assert code == 0, err
+    _, err, code = run_cli("train", str(bare), "-t", ESOL_TARGET, *FAST)
+    assert code == 1 and "has no descriptors" in err and "Traceback" not in err
+    _, err, code = run_cli("train", str(bare), "-t", ESOL_TARGET, "--no-descriptors", *FAST, "-o", str(tmp_path / "m2.pt"))
     assert code == 0, err
     _, err, code = run_cli("train", str(small), "-t", "nope", *FAST)
     assert code == 1 and "target column 'nope' not found" in err
