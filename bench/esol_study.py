@@ -35,6 +35,10 @@ FIELDS = ["name", "arch", "mode", "dt", "descriptors", "ensemble", "rmse_mean", 
           "parameters", "seconds_per_fold", "best_epoch_mean", "epochs", "fold_rmse", "machine", "date"]
 
 
+#: TrainConfig settings a configuration may override (else the study's defaults).
+TRAIN_KEYS = ("epochs", "val_fraction", "lr", "batch_size", "weight_decay", "patience")
+
+
 def configs() -> dict[str, dict]:
     """name -> settings; the order is the order of the study."""
     out: dict[str, dict] = {}
@@ -51,6 +55,16 @@ def configs() -> dict[str, dict]:
                                    "dropout": 0.2}
     out["dmpnn_score_fast_do2_ens5"] = {"arch": "dmpnn", "mode": "score", "descriptors": True, "descriptor_set": "fast",
                                         "dropout": 0.2, "ensemble": 5}
+    # Full-data training: no validation hold-out, cosine schedule run to its end, last epoch kept.
+    fast_do2 = {"arch": "dmpnn", "mode": "score", "descriptors": True, "descriptor_set": "fast", "dropout": 0.2}
+    for e in (60, 100):
+        out[f"dmpnn_score_fast_do2_full{e}"] = {**fast_do2, "epochs": e, "val_fraction": 0.0}
+    out["dmpnn_score_fast_do2_h256"] = {**fast_do2, "hidden": 256}
+    out["dmpnn_score_fast_do2_full60_ens5"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "ensemble": 5}
+    # The winner under a scaffold split (scaffolds kept whole within each of 5 folds).
+    out["dmpnn_score_fast_do2_full60_scaffold"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "split": "scaffold"}
+    out["dmpnn_score_fast_do2_full60_ens5_scaffold"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "ensemble": 5,
+                                                        "split": "scaffold"}
     out["mlp_base"] = {"arch": "mlp", "mode": "base", "descriptors": True}
     out["score-mlp"] = {"arch": "score-mlp", "mode": "score", "descriptors": True}
     out["catboost"] = {"arch": "catboost", "descriptors": True}
@@ -73,10 +87,14 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
         if desc and spec.get("descriptor_set"):
             data = data.select_descriptors(descriptor_names(spec["descriptor_set"]))
         model_config = ModelConfig(arch=spec["arch"], mode=spec["mode"], dt=spec.get("dt", 0.5),
-                                   dropout=spec.get("dropout", 0.1),
+                                   dropout=spec.get("dropout", 0.1), hidden=spec.get("hidden", 128),
                                    use_descriptors=desc, descriptor_dim=data.descriptors.shape[1] if desc else 0)
-        train_config = TrainConfig(epochs=epochs, ensemble=spec.get("ensemble", 1))
+        overrides = {k: spec[k] for k in TRAIN_KEYS if k in spec}
+        train_config = TrainConfig(**{"epochs": epochs, "ensemble": spec.get("ensemble", 1), **overrides})
         runner = cvlib.graph_runner(data, TARGET, model_config, train_config)
+    if spec.get("split") == "scaffold":  # Bemis-Murcko scaffolds kept whole within a fold
+        smiles_all = data.table[data.smiles_col].astype(str).tolist()
+        folds = cvlib.make_folds([smiles_all[i] for i in data.graph_row], 5, "scaffold", seed=0)
     results = cvlib.run_cv(folds, y, runner, on_fold=lambda r: print(f"  {name} fold {r.fold}: RMSE {r.rmse:.4f} ({r.seconds:.0f} s)", flush=True))
     s = cvlib.summarize(results)
     row = {
@@ -84,7 +102,8 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
         "descriptors": spec.get("descriptor_set", True) if spec.get("descriptors") else False, "ensemble": spec.get("ensemble", 1),
         "rmse_mean": round(s["rmse"]["mean"], 4), "rmse_std": round(s["rmse"]["std"], 4), "mae_mean": round(s["mae"]["mean"], 4),
         "r2_mean": round(s["r2"]["mean"], 4), "parameters": s["parameters"], "seconds_per_fold": round(s["seconds"]["mean"], 1),
-        "best_epoch_mean": round(s["best_epoch"]["mean"], 1), "epochs": epochs if spec["arch"] != "catboost" else "",
+        "best_epoch_mean": round(s["best_epoch"]["mean"], 1),
+        "epochs": spec.get("epochs", epochs) if spec["arch"] != "catboost" else "",
         "fold_rmse": " ".join(f"{r.rmse:.4f}" for r in results), "machine": f"{platform.machine()} {os.cpu_count()} cpu",
         "date": time.strftime("%Y-%m-%d"),
     }
@@ -112,8 +131,10 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="run just these configuration names")
     parser.add_argument("--epochs", type=int, default=150)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
+                        help="torch threads (1 lets two studies share the two cores)")
     args = parser.parse_args()
-    torch.set_num_threads(min(2, os.cpu_count() or 1))
+    torch.set_num_threads(args.threads)
     todo = configs()
     if args.list:
         finished = done()

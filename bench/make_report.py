@@ -9,32 +9,54 @@ writes bench/results/parity.png and bench/results/convergence.png.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 RESULTS = Path(__file__).parent / "results"
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+def _spec(name: str) -> dict:
+    """The study's settings for a configuration name ({} for rows made outside the study)."""
+    from esol_study import configs
+
+    return configs().get(name, {})
 
 
 def table(frame: pd.DataFrame) -> str:
+    """Markdown table sorted by RMSE; 'fixed N' marks runs without a validation split."""
     lines = ["| configuration | RMSE (mean +/- std, 5 folds) | MAE | R2 | parameters | s / fold | epochs to best |",
              "| --- | --- | --- | --- | ---: | ---: | ---: |"]
     for _, r in frame.sort_values("rmse_mean").iterrows():
         params = f"{int(r.parameters):,}" if r.parameters else "-"
-        lines.append(f"| {r['name']} | {r.rmse_mean:.3f} +/- {r.rmse_std:.3f} | {r.mae_mean:.3f} | {r.r2_mean:.3f} | {params} | {r.seconds_per_fold:.0f} | {r.best_epoch_mean:.0f} |")
+        spec = _spec(r["name"])
+        epochs = f"fixed {spec['epochs']}" if spec.get("val_fraction") == 0.0 else f"{r.best_epoch_mean:.0f}"
+        lines.append(f"| {r['name']} | {r.rmse_mean:.3f} +/- {r.rmse_std:.3f} | {r.mae_mean:.3f} | {r.r2_mean:.3f} | {params} | {r.seconds_per_fold:.0f} | {epochs} |")
     return "\n".join(lines)
 
 
+MODES = ("base", "classic", "skip", "score")
+
+
 def convergence(frame: pd.DataFrame) -> str:
-    lines = ["| architecture | base: epochs to best | score: epochs to best | speed-up | base RMSE | score RMSE |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    plain = frame[~frame["descriptors"].astype(bool) & (frame["ensemble"] == 1)]
+    """Per architecture, without descriptors: RMSE and epochs to best validation RMSE by mode."""
+    head = " | ".join(f"{m} RMSE | {m} epochs" for m in MODES)
+    lines = [f"| architecture | {head} | score vs base: epochs ratio |", "| --- |" + " ---: |" * (2 * len(MODES) + 1)]
+    plain = frame[frame["arch"].isin(["gcn", "gat", "gine", "mpnn", "dmpnn", "attentivefp", "transformer"])
+                  & ~frame["descriptors"].astype(str).isin(["True", "fast"]) & (frame["ensemble"] == 1)
+                  & frame["name"].isin([f"{a}_{m}" for a in frame["arch"] for m in MODES])]
     for arch in sorted(set(plain["arch"])):
         rows = plain[plain["arch"] == arch].set_index("mode")
+        cells = []
+        for m in MODES:
+            cells += [f"{rows.loc[m].rmse_mean:.3f}", f"{rows.loc[m].best_epoch_mean:.0f}"] if m in rows.index else ["-", "-"]
+        ratio = "-"
         if {"base", "score"} <= set(rows.index):
-            b, s = rows.loc["base"], rows.loc["score"]
-            lines.append(f"| {arch} | {b.best_epoch_mean:.0f} | {s.best_epoch_mean:.0f} | {b.best_epoch_mean / max(s.best_epoch_mean, 1):.2f}x | {b.rmse_mean:.3f} | {s.rmse_mean:.3f} |")
+            ratio = f"{rows.loc['base'].best_epoch_mean / max(rows.loc['score'].best_epoch_mean, 1):.2f}x"
+        lines.append(f"| {arch} | {' | '.join(cells)} | {ratio} |")
     return "\n".join(lines)
 
 
@@ -58,7 +80,7 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
         fig.tight_layout()
         fig.savefig(RESULTS / "parity.png", dpi=120)
     curves = sorted((RESULTS / "curves").glob("*.csv"))
-    wanted = [c for c in curves if c.stem.endswith(("_base", "_score")) and "desc" not in c.stem]
+    wanted = [c for c in curves if c.stem.endswith(tuple(f"_{m}" for m in MODES)) and "desc" not in c.stem]
     if wanted:
         archs = sorted({c.stem.rsplit("_", 1)[0] for c in wanted})
         fig, axes = plt.subplots(1, len(archs), figsize=(4 * len(archs), 3.5), squeeze=False)
@@ -81,10 +103,14 @@ def main() -> None:
     parser.add_argument("--parity-file", default=None, help="out-of-fold CSV (y_true, y_pred) for the parity plot, e.g. from `scoremol cv -o`")
     args = parser.parse_args()
     frame = pd.read_csv(RESULTS / "esol_cv.csv")
-    print(table(frame))
+    scaffold = frame["name"].str.endswith("_scaffold")
+    print(table(frame[~scaffold]))
+    print()
+    print("Scaffold split (5 folds, Bemis-Murcko scaffolds kept whole):")
+    print(table(frame[scaffold]))
     print()
     print(convergence(frame))
-    plots(frame, args.parity, args.parity_file)
+    plots(frame[~scaffold], args.parity, args.parity_file)
 
 
 if __name__ == "__main__":

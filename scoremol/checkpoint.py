@@ -2,7 +2,8 @@
 
 A model file is a ``torch.save`` archive holding only tensors, lists and one JSON string:
 the JSON has the model config, featurizer settings, target names/units, both scalers,
-the training settings, history and metrics, and the scoremol version. It is loaded with
+the training settings, history and metrics, and the scoremol version. A blended CatBoost
+model rides along as a byte tensor in CatBoost's own binary format. It is loaded with
 ``torch.load(weights_only=True)``, so a malicious file cannot execute code. Writes go to
 a temporary file renamed into place, so an interrupted training never leaves half a model.
 """
@@ -21,7 +22,7 @@ from scoremol.errors import ScoremolError
 from scoremol.io import atomic_write
 from scoremol.nn import ModelConfig
 from scoremol.scaling import DescriptorScaler, TargetScaler
-from scoremol.trained import Member, TrainedModel
+from scoremol.trained import Member, TrainedModel, TreeBlend
 
 FORMAT_NAME = "scoremol-model"
 FORMAT_VERSION = 1
@@ -53,13 +54,30 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
             }
             for m in model.members
         ],
+        "descriptor_columns": model.descriptor_columns,
+        "tree": None if model.tree is None else {
+            "kind": "catboost", "weight": model.tree.weight, "columns": model.tree.columns,
+            "best_iteration": model.tree.best_iteration,
+        },
     }
     payload = {
         "meta": json.dumps(meta, allow_nan=True),
         "weights": [{k: v.detach().cpu().contiguous() for k, v in m.state_dict.items()} for m in model.members],
     }
+    if model.tree is not None:
+        payload["tree"] = torch.frombuffer(bytearray(model.tree.blob), dtype=torch.uint8)
     with atomic_write(path, "wb") as handle:
         torch.save(payload, handle)
+
+
+def _load_tree(spec: dict | None, blob) -> TreeBlend | None:
+    """The blended tree described by ``spec`` with its bytes ``blob`` (a uint8 tensor)."""
+    if spec is None:
+        return None
+    if spec.get("kind") != "catboost" or not isinstance(blob, torch.Tensor) or blob.dtype != torch.uint8:
+        raise ValueError("blended tree missing or of an unknown kind")
+    return TreeBlend(bytes(blob.numpy().tobytes()), float(spec["weight"]), spec.get("columns"),
+                     int(spec.get("best_iteration", 0)))
 
 
 def load_model(path: str | Path) -> TrainedModel:
@@ -105,6 +123,8 @@ def load_model(path: str | Path) -> TrainedModel:
             members=members,
             train_config=meta.get("train_config", {}),
             metrics=meta.get("metrics", {}),
+            descriptor_columns=meta.get("descriptor_columns"),
+            tree=_load_tree(meta.get("tree"), payload.get("tree")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ScoremolError(f"{path} is an incomplete or incompatible scoremol model ({type(exc).__name__}: {exc})".splitlines()[0]) from None
@@ -112,6 +132,13 @@ def load_model(path: str | Path) -> TrainedModel:
         raise ScoremolError(f"{path} was trained with a different featurizer (fingerprint {featurizer.fingerprint}); retrain it")
     if not members:
         raise ScoremolError(f"{path} holds no trained weights")
+    if model.tree is not None:
+        from scoremol.baselines import catboost_from_bytes
+
+        try:
+            model.tree._model = catboost_from_bytes(model.tree.blob)
+        except Exception as exc:
+            raise ScoremolError(f"{path}: its blended CatBoost model is unreadable ({type(exc).__name__})") from None
     try:
         model.modules()  # build once: a shape mismatch is reported here, not mid-prediction
     except RuntimeError as exc:

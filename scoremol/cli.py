@@ -167,12 +167,17 @@ SeedOpt = typer.Option(0, "--seed")
 ValFractionOpt = typer.Option(DEFAULTS["val_fraction"], "--val-fraction", help="Held out of training for early stopping.")
 PatienceOpt = typer.Option(DEFAULTS["patience"], "--patience", help="Epochs without improvement before stopping.")
 EnsembleOpt = typer.Option(DEFAULTS["ensemble"], "--ensemble", help="Members, each with its own seed and split.")
+BlendOpt = typer.Option(
+    DEFAULTS["catboost_weight"], "--blend-catboost",
+    help="Blend a CatBoost model on all RDKit 2D descriptors into the prediction with this weight "
+         "(0 = off; needs the full descriptor set at prediction time, about 4 ms per molecule).")
 DeviceOpt = typer.Option("cpu", "--device", help="cpu, cuda or auto.")
 TargetOpt = typer.Option(None, "--target", "-t", help="Target column (repeat for several; default: the data set's).")
 
 _MODEL_OPTION_NAMES = (
     "arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "descriptors", "hidden", "dropout",
     "heads", "epochs", "batch_size", "lr", "weight_decay", "seed", "val_fraction", "patience", "ensemble", "device",
+    "blend_catboost",
 )
 
 
@@ -184,6 +189,29 @@ def _descriptor_set(arch: str, requested: str | None) -> str:
     if requested:
         return requested
     return "all" if arch in DENSE_ARCHS or arch == "catboost" else DEFAULTS["descriptor_set"]
+
+
+def _load_for_training(input: str, smiles_col, fmt, standardize: bool, arch: str, descriptors: bool,
+                       descriptor_set: str | None, blend: float):
+    """Training data, its registry entry, and the descriptors the network fuses.
+
+    A CatBoost blend needs every RDKit descriptor, so those are computed and the network
+    keeps its own (usually much smaller) set: the third value names it, or is None when the
+    network uses every descriptor column the data carry.
+    """
+    from scoremol.descriptors import descriptor_names
+    from scoremol.training_setup import load_training_data
+
+    wanted = _descriptor_set(arch, descriptor_set)
+    fuses = descriptors or arch in DENSE_ARCHS
+    data, entry = load_training_data(input, smiles_col, fmt, standardize, fuses or blend > 0, "all" if blend > 0 else wanted)
+    gnn = None
+    if blend > 0 and fuses:
+        try:
+            gnn = descriptor_names(wanted)
+        except ValueError as exc:
+            raise ScoremolError(f"--descriptor-set: {exc}") from None
+    return data, entry, gnn
 
 
 def _default_targets(entry, data) -> list[str]:
@@ -221,25 +249,27 @@ def train(
     val_fraction: float = ValFractionOpt,
     patience: int = PatienceOpt,
     ensemble: int = EnsembleOpt,
+    blend_catboost: float = BlendOpt,
     device: str = DeviceOpt,
     output: Path = typer.Option(Path("model.pt"), "--output", "-o", help="Model file to write."),
 ) -> None:
     """Train a model and save it as one self-describing file."""
     from scoremol.checkpoint import save_model
     from scoremol.train import resolve_device, train_model
-    from scoremol.training_setup import load_training_data, make_configs
+    from scoremol.training_setup import make_configs
 
     resolve_device(device)
-    data, entry = load_training_data(input, smiles_col, fmt, standardize, descriptors or arch in DENSE_ARCHS,
-                                     _descriptor_set(arch, descriptor_set))
+    data, entry, gnn_desc = _load_for_training(input, smiles_col, fmt, standardize, arch, descriptors, descriptor_set,
+                                               blend_catboost)
     targets = list(target) if target else _default_targets(entry, data)
     opts = {k: v for k, v in locals().items() if k in _MODEL_OPTION_NAMES}
-    model_config, train_config = make_configs(data, targets, **opts)
+    model_config, train_config = make_configs(data, targets, gnn_descriptors=gnn_desc, **opts)
     if data.num_failed:
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
     with _training_progress(ensemble, epochs) as on_epoch:
-        model = train_model(data, targets, model_config, train_config, target_units=units, on_epoch=on_epoch)
+        model = train_model(data, targets, model_config, train_config, target_units=units, on_epoch=on_epoch,
+                            gnn_descriptors=gnn_desc)
     save_model(model, output)
     m = model.metrics
     summary = Table(title="train", show_header=False)
@@ -251,6 +281,8 @@ def train(
     summary.add_row("epochs (best)", ", ".join(f"{mm.epochs_run} ({mm.best_epoch})" for mm in model.members))
     summary.add_row("seconds", f"{m['seconds']:.1f}")
     summary.add_row("parameters", f"{m['parameters']:,}" + (f" x {ensemble} members" if ensemble > 1 else ""))
+    if model.tree is not None:
+        summary.add_row("CatBoost blend", f"weight {model.tree.weight:g}, {model.tree.best_iteration} trees")
     summary.add_row("saved", str(output))
     console.print(summary)
 
@@ -313,6 +345,7 @@ def cv(
     val_fraction: float = ValFractionOpt,
     patience: int = PatienceOpt,
     ensemble: int = EnsembleOpt,
+    blend_catboost: float = BlendOpt,
     device: str = DeviceOpt,
     output_dir: Optional[Path] = typer.Option(None, "--output-dir", "-o", help="Write cv_results.json, cv_folds.csv, oof_predictions.csv here."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on standard output."),
@@ -322,12 +355,12 @@ def cv(
 
     from scoremol import cv as cvlib
     from scoremol.train import resolve_device
-    from scoremol.training_setup import load_training_data, make_configs
+    from scoremol.training_setup import make_configs
 
     resolve_device(device)
     is_catboost = arch == "catboost"
-    needs_desc = descriptors or is_catboost or arch in ("mlp", "score-mlp")
-    data, entry = load_training_data(input, smiles_col, fmt, standardize, needs_desc, _descriptor_set(arch, descriptor_set))
+    data, entry, gnn_desc = _load_for_training(input, smiles_col, fmt, standardize, arch, descriptors or is_catboost,
+                                               descriptor_set, 0.0 if is_catboost else blend_catboost)
     targets = list(target) if target else _default_targets(entry, data)
     if len(targets) != 1:
         raise ScoremolError("cv evaluates one target at a time; pass a single --target")
@@ -352,8 +385,8 @@ def cv(
         runner = cvlib.catboost_runner(data, targets[0], morgan, val_fraction)
         config.update(arch="catboost", morgan=morgan, seed=seed, val_fraction=val_fraction)
     else:
-        model_config, train_config = make_configs(data, targets, **{**opts, "descriptors": descriptors})
-        runner = cvlib.graph_runner(data, targets[0], model_config, train_config)
+        model_config, train_config = make_configs(data, targets, gnn_descriptors=gnn_desc, **{**opts, "descriptors": descriptors})
+        runner = cvlib.graph_runner(data, targets[0], model_config, train_config, gnn_desc)
         config.update(model=model_config.to_dict(), train=train_config.to_dict())
 
     table = Table(title=f"cv: {arch}" + ("" if is_catboost else f" / {mode}") + f" on {input}")

@@ -159,15 +159,14 @@ def run_cv(
     return results
 
 
-def graph_runner(data, target: str, model_config, train_config) -> FoldRunner:
-    """A fold runner for every neural model (graph and dense)."""
-    from scoremol.train import build_graphs, train_model
+def graph_runner(data, target: str, model_config, train_config, gnn_descriptors: tuple[str, ...] | None = None) -> FoldRunner:
+    """A fold runner for every neural model (graph and dense, optionally tree-blended)."""
+    from scoremol.train import train_model
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
         config = type(train_config)(**{**train_config.to_dict(), "seed": seed})
-        model = train_model(data, [target], model_config, config, rows=train)
-        graphs = build_graphs(data, np.zeros((len(test), 1)), test, model.descriptor_scaler)
-        pred = model.predict(graphs, device=train_config.device)[0][:, 0]
+        model = train_model(data, [target], model_config, config, rows=train, gnn_descriptors=gnn_descriptors)
+        pred = model.predict_features(data, device=train_config.device, ids=test)[0][:, 0]
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
         best = float(np.mean([m.best_epoch for m in model.members]))
         return pred, best, model.metrics["parameters"], history

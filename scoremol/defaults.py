@@ -22,4 +22,5 @@ DEFAULTS: dict = {
     "val_fraction": 0.1,
     "patience": 30,
     "ensemble": 1,
+    "catboost_weight": 0.0,
 }

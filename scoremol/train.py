@@ -24,7 +24,7 @@ from scoremol.dataset import FeaturizedDataset
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.scaling import DescriptorScaler, TargetScaler
-from scoremol.trained import Member, TrainedModel
+from scoremol.trained import Member, TrainedModel, TreeBlend
 
 EpochCallback = Callable[[int, dict], None]  # (member index, epoch record)
 
@@ -44,6 +44,8 @@ class TrainConfig:
     seed: int = 0
     ensemble: int = 1
     device: str = "cpu"
+    #: weight of a CatBoost model on all RDKit descriptors blended into the mean (0 = none)
+    catboost_weight: float = 0.0
 
     def validate(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.ensemble < 1:
@@ -52,6 +54,8 @@ class TrainConfig:
             raise ScoremolError("--val-fraction must be in [0, 1)")
         if self.lr <= 0:
             raise ScoremolError("--lr must be positive")
+        if not 0.0 <= self.catboost_weight < 1.0:
+            raise ScoremolError("--blend-catboost must be in [0, 1)")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -188,15 +192,18 @@ def fit_member(
 
 
 def build_graphs(
-    data: FeaturizedDataset, y: np.ndarray, rows: np.ndarray, descriptor_scaler: DescriptorScaler | None
+    data: FeaturizedDataset, y: np.ndarray, rows: np.ndarray, descriptor_scaler: DescriptorScaler | None,
+    columns: list[int] | None = None,
 ) -> list[Data]:
-    """Graph objects for ``rows`` (graph indices) with targets and scaled descriptors."""
+    """Graph objects for ``rows`` (graph indices) with targets and scaled descriptors
+    (descriptor ``columns`` of the data, default all)."""
     graphs = []
     scaled = None
     if descriptor_scaler is not None:
         if data.descriptors is None:
             raise ScoremolError("the model fuses descriptors but the features file has none; featurize with --descriptors")
-        scaled = torch.from_numpy(descriptor_scaler.transform(data.descriptors[rows]))
+        raw = data.descriptors[rows] if columns is None else data.descriptors[rows][:, columns]
+        scaled = torch.from_numpy(descriptor_scaler.transform(raw))
     for k, i in enumerate(rows):
         g = data.graph(int(i))
         g.y = torch.as_tensor(y[k : k + 1], dtype=torch.float32)
@@ -214,9 +221,25 @@ def train_model(
     rows: np.ndarray | None = None,
     target_units: list[str] | None = None,
     on_epoch: EpochCallback | None = None,
+    gnn_descriptors: tuple[str, ...] | None = None,
 ) -> TrainedModel:
-    """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all)."""
+    """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all).
+
+    ``gnn_descriptors`` names the descriptors the GNN fuses when the data carry more (a
+    blended tree uses all of them); None means every descriptor column of the data.
+    """
     config.validate()
+    if config.catboost_weight > 0 and len(target_names) != 1:
+        raise ScoremolError("--blend-catboost needs a single target")
+    if config.catboost_weight > 0 and data.descriptors is None:
+        raise ScoremolError("--blend-catboost needs descriptors; featurize with --descriptors")
+    columns = None
+    if gnn_descriptors is not None and data.descriptors is not None:
+        have = list(data.settings.descriptor_names)
+        missing = [n for n in gnn_descriptors if n not in have]
+        if missing:
+            raise ScoremolError(f"these features have no descriptor(s) {', '.join(missing)}; featurize again")
+        columns = None if list(gnn_descriptors) == have else [have.index(n) for n in gnn_descriptors]
     rows = np.arange(data.num_graphs) if rows is None else np.asarray(rows)
     y_all = np.stack([data.column_values(t) for t in target_names], axis=1)[rows]
     labelled = np.isfinite(y_all).any(axis=1)
@@ -228,8 +251,9 @@ def train_model(
     if model_config.use_descriptors:
         if data.descriptors is None:
             raise ScoremolError("descriptor fusion needs descriptors; featurize with --descriptors")
-        descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
-    graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
+        raw = data.descriptors[rows] if columns is None else data.descriptors[rows][:, columns]
+        descriptor_scaler = DescriptorScaler.fit(raw)
+    graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler, columns)
     members = []
     n_val = int(round(config.val_fraction * len(graphs)))
     for k in range(config.ensemble):
@@ -241,13 +265,23 @@ def train_model(
         members.append(
             fit_member(graphs, np.sort(train_idx), np.sort(val_idx), model_config, config, target_scaler, seed, k, on_epoch)
         )
+    tree = None
+    if config.catboost_weight > 0:
+        from scoremol.baselines import catboost_to_bytes, fit_catboost
+
+        start = time.perf_counter()
+        x = np.where(np.isfinite(data.descriptors), data.descriptors, np.nan).astype(np.float32)
+        booster, best_iteration = fit_catboost(x, data.column_values(target_names[0]), rows, seed=config.seed,
+                                               val_fraction=0.1)
+        tree = TreeBlend(catboost_to_bytes(booster), config.catboost_weight, None, best_iteration)
+        tree_seconds = time.perf_counter() - start
     best = [m.best_val_rmse for m in members]
     metrics = {
         "n_train_molecules": int(len(graphs)),
         "best_val_rmse_mean": float(np.nanmean(best)) if np.isfinite(best).any() else None,
         "best_val_rmse": [None if math.isnan(b) else b for b in best],
         "best_epochs": [m.best_epoch for m in members],
-        "seconds": float(sum(m.seconds for m in members)),
+        "seconds": float(sum(m.seconds for m in members)) + (tree_seconds if tree is not None else 0.0),
         "parameters": count_parameters(build_model(model_config)),
     }
     return TrainedModel(
@@ -260,4 +294,6 @@ def train_model(
         members=members,
         train_config=config.to_dict(),
         metrics=metrics,
+        descriptor_columns=columns,
+        tree=tree,
     )

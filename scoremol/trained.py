@@ -33,6 +33,33 @@ class Member:
 
 
 @dataclass
+class TreeBlend:
+    """A CatBoost model on RDKit descriptors blended into the GNN ensemble's mean:
+    ``(1 - weight) * gnn + weight * tree`` (single-target models only).
+
+    The tree is kept in CatBoost's own binary format (``blob``), never pickled.
+    ``columns`` index the featurizer's descriptors (None: all of them).
+    """
+
+    blob: bytes
+    weight: float
+    columns: list[int] | None = None
+    best_iteration: int = 0
+    _model: object = field(default=None, repr=False, compare=False)
+
+    def predict(self, raw_descriptors: np.ndarray) -> np.ndarray:
+        """Tree predictions ``[G]`` from raw (unscaled, NaN = missing) descriptors."""
+        if self._model is None:
+            from scoremol.baselines import catboost_from_bytes
+
+            self._model = catboost_from_bytes(self.blob)
+        x = raw_descriptors if self.columns is None else raw_descriptors[:, self.columns]
+        if len(x) == 0:
+            return np.zeros(0)
+        return np.asarray(self._model.predict(np.asarray(x, dtype=np.float32)), dtype=np.float64)
+
+
+@dataclass
 class TrainedModel:
     """What ``scoremol train`` produces and ``scoremol predict`` consumes."""
 
@@ -45,6 +72,9 @@ class TrainedModel:
     members: list[Member]
     train_config: dict = field(default_factory=dict)
     metrics: dict = field(default_factory=dict)
+    #: the featurizer's descriptor columns the GNN fuses (None: all of them)
+    descriptor_columns: list[int] | None = None
+    tree: TreeBlend | None = None
     _modules: list[torch.nn.Module] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -63,42 +93,51 @@ class TrainedModel:
             self._modules = built
         return self._modules
 
-    def attach_descriptors(self, graphs: list[Data], raw: np.ndarray | None) -> None:
-        """Scale raw descriptors with the training scaler and attach them to the graphs."""
-        if not self.model_config.use_descriptors:
-            return
-        if raw is None or self.descriptor_scaler is None:
-            raise ValueError("this model needs descriptors but none were computed")
-        scaled = torch.from_numpy(self.descriptor_scaler.transform(raw))
-        for g, row in zip(graphs, scaled):
-            g.descriptors = row.unsqueeze(0)
-
     def scaled_descriptors(self, raw: np.ndarray | None) -> torch.Tensor | None:
         """Training-scaled descriptors ``[G, D]`` for a model that fuses them, else None."""
         if not self.model_config.use_descriptors:
             return None
         if raw is None or self.descriptor_scaler is None:
             raise ValueError("this model needs descriptors but none were computed")
+        if self.descriptor_columns is not None:
+            raw = raw[:, self.descriptor_columns]
         return torch.from_numpy(self.descriptor_scaler.transform(raw))
 
     def predict(self, graphs: list[Data], batch_size: int = 256, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
-        """Mean and standard deviation over members, in target units: ``[G, T]`` each."""
+        """Mean and standard deviation over the GNN members, in target units: ``[G, T]`` each.
+
+        ``graphs`` carry scaled descriptors but not the raw ones a blended tree needs, so a
+        model with a tree predicts through :meth:`predict_features` instead.
+        """
+        if self.tree is not None:
+            raise ValueError("a model blended with a tree predicts from featurized data (predict_features)")
         batches = (collate_graphs(graphs[s : s + batch_size]) for s in range(0, len(graphs), batch_size))
         return self.predict_batches(batches, len(graphs), device)
 
-    def predict_features(self, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
-        """Like :meth:`predict` for every graph of a featurized data set, batched straight
-        from its packed arrays (no per-molecule ``Data`` objects)."""
-        desc = self.scaled_descriptors(data.descriptors)
-        n = data.num_graphs
+    def predict_features(self, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu",
+                         ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Mean and spread for graphs ``ids`` (default: all) of a featurized data set, batched
+        straight from its packed arrays (no per-molecule ``Data`` objects).
+
+        The spread is the GNN members' standard deviation; a blended tree moves the mean.
+        """
+        ids = np.arange(data.num_graphs) if ids is None else np.asarray(ids, dtype=np.int64)
+        raw = None if data.descriptors is None else data.descriptors[ids]
+        desc = self.scaled_descriptors(raw)
+        n = len(ids)
 
         def batches():
             for s in range(0, n, batch_size):
-                ids = np.arange(s, min(s + batch_size, n))
-                yield collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr, ids,
-                                     None if desc is None else desc[s : s + len(ids)])
+                yield collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr,
+                                     ids[s : s + batch_size], None if desc is None else desc[s : s + batch_size])
 
-        return self.predict_batches(batches(), n, device)
+        mean, std = self.predict_batches(batches(), n, device)
+        if self.tree is not None and n:
+            if raw is None:
+                raise ValueError("this model blends a tree on descriptors but none were computed")
+            mean = mean.copy()
+            mean[:, 0] = (1.0 - self.tree.weight) * mean[:, 0] + self.tree.weight * self.tree.predict(raw)
+        return mean, std
 
     @torch.inference_mode()
     def predict_batches(self, batches: Iterable[Batch], n_graphs: int, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:

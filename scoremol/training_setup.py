@@ -37,8 +37,12 @@ def load_training_data(
     return data, entry
 
 
-def make_configs(data: FeaturizedDataset, targets: list[str], **opts) -> tuple[ModelConfig, TrainConfig]:
-    """Validated model and training configs; a bad value is a one-line error."""
+def make_configs(data: FeaturizedDataset, targets: list[str], gnn_descriptors: tuple[str, ...] | None = None,
+                 **opts) -> tuple[ModelConfig, TrainConfig]:
+    """Validated model and training configs; a bad value is a one-line error.
+
+    ``gnn_descriptors`` names the descriptors the network fuses when the data carry more.
+    """
     values = np.stack([data.column_values(t) for t in targets], axis=1)  # unknown column: clear error
     labelled = int(np.isfinite(values).any(axis=1).sum())
     if labelled < 2:  # checked here, before any progress display starts
@@ -60,7 +64,8 @@ def make_configs(data: FeaturizedDataset, targets: list[str], **opts) -> tuple[M
             dropout=opts["dropout"],
             heads=opts["heads"],
             use_descriptors=use_desc,
-            descriptor_dim=data.descriptors.shape[1] if use_desc else 0,
+            descriptor_dim=(len(gnn_descriptors) if gnn_descriptors is not None else data.descriptors.shape[1])
+            if use_desc else 0,
             n_targets=len(targets),
         )
     except ValueError as exc:
@@ -75,6 +80,7 @@ def make_configs(data: FeaturizedDataset, targets: list[str], **opts) -> tuple[M
         patience=opts["patience"],
         ensemble=opts["ensemble"],
         device=opts["device"],
+        catboost_weight=opts.get("blend_catboost", 0.0),
     )
     train_config.validate()
     return model_config, train_config

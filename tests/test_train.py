@@ -85,3 +85,17 @@ def test_esol_fold0_accuracy_is_far_better_than_the_mean(esol_data):
     rmse = float(np.sqrt(np.mean((predict_rows(model, esol_data, test_rows)[:, 0] - y) ** 2)))
     baseline = float(np.std(y))  # predicting the mean: about 2.1 log units
     assert rmse < 0.85 < baseline / 2
+
+
+def test_without_a_validation_split_every_epoch_runs_and_the_last_is_kept(esol_data):
+    """``val_fraction=0`` (the default since the ESOL study): the whole training portion is
+    used, the cosine schedule runs to its end and the final weights are the model."""
+    rows = np.arange(60)
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=4, val_fraction=0.0, patience=1),
+                        rows=rows)
+    (member,) = model.members
+    assert member.epochs_run == member.best_epoch == 4  # patience has nothing to stop on
+    assert all("val_rmse" not in h for h in member.history)
+    assert math.isnan(member.best_val_rmse) and model.metrics["best_val_rmse_mean"] is None
+    assert model.metrics["n_train_molecules"] == 60
+    assert member.history[-1]["lr"] < member.history[1]["lr"]  # the schedule decays to its end

@@ -1,0 +1,95 @@
+"""GNN + CatBoost blends (`--blend-catboost`): training, the arithmetic, files, the CLI."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from scoremol.checkpoint import load_model, save_model
+from scoremol.descriptors import FAST_DESCRIPTORS
+from scoremol.errors import ScoremolError
+from scoremol.nn import ModelConfig
+from scoremol.train import TrainConfig, train_model
+from tests.conftest import ESOL_TARGET, run_cli
+
+SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))
+
+
+@pytest.fixture(scope="module")
+def blended(esol_data):
+    """A 2-member GNN on the fast descriptors blended with CatBoost on all of them."""
+    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
+    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=2, ensemble=2, catboost_weight=0.3),
+                        rows=np.arange(150), gnn_descriptors=FAST_DESCRIPTORS)
+    return model
+
+
+def test_the_blend_is_the_weighted_mean_of_network_and_tree(blended, esol_data):
+    rows = np.arange(150, 170)
+    mean, std = blended.predict_features(esol_data, ids=rows)
+    tree = blended.tree.predict(esol_data.descriptors[rows])
+    network_only = dataclasses.replace(blended, tree=None)
+    gnn_mean, gnn_std = network_only.predict_features(esol_data, ids=rows)
+    assert blended.tree.weight == 0.3
+    assert np.allclose(mean[:, 0], 0.7 * gnn_mean[:, 0] + 0.3 * tree)
+    assert np.allclose(std, gnn_std)  # the spread is the network members'
+    assert not np.allclose(mean, gnn_mean)  # the tree really moves the prediction
+
+
+def test_the_network_fuses_only_its_own_descriptors(esol_data):
+    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
+    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=1, catboost_weight=0.5),
+                        rows=np.arange(60), gnn_descriptors=FAST_DESCRIPTORS)
+    names = list(esol_data.settings.descriptor_names)
+    assert len(names) > 200 and model.descriptor_columns == [names.index(n) for n in FAST_DESCRIPTORS]
+    assert len(model.descriptor_scaler.to_dict()["mean"]) == len(FAST_DESCRIPTORS)
+
+
+def test_blended_model_file_round_trip(tmp_path, esol_data):
+    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
+    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=1, catboost_weight=0.4),
+                        rows=np.arange(80), gnn_descriptors=FAST_DESCRIPTORS)
+    path = tmp_path / "blend.pt"
+    save_model(model, path)
+    payload = torch.load(path, weights_only=True)  # no pickled objects, the tree is bytes
+    assert payload["tree"].dtype == torch.uint8
+    back = load_model(path)
+    rows = np.arange(80, 100)
+    assert back.tree.weight == 0.4 and back.descriptor_columns == model.descriptor_columns
+    assert np.array_equal(back.predict_features(esol_data, ids=rows)[0], model.predict_features(esol_data, ids=rows)[0])
+    payload["tree"] = payload["tree"][: len(payload["tree"]) // 3].clone()  # a damaged tree
+    torch.save(payload, tmp_path / "damaged.pt")
+    with pytest.raises(ScoremolError, match="blended CatBoost model is unreadable"):
+        load_model(tmp_path / "damaged.pt")
+
+
+def test_blend_needs_one_target_and_a_weight_below_one(esol_data):
+    with pytest.raises(ScoremolError, match=r"\[0, 1\)"):
+        train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=1, catboost_weight=1.0),
+                    rows=np.arange(40))
+    with pytest.raises(ScoremolError, match="single target"):
+        train_model(esol_data, [ESOL_TARGET, ESOL_TARGET], ModelConfig(**SMALL, n_targets=2),
+                    TrainConfig(epochs=1, catboost_weight=0.3), rows=np.arange(40))
+
+
+def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
+    small = tmp_path / "small.csv"
+    pd.read_csv(esol_path).head(120).to_csv(small, index=False)
+    model_path = tmp_path / "m.pt"
+    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--arch", "gcn", "--hidden", "16", "--epochs", "2",
+                           "--blend-catboost", "0.3", "-o", str(model_path))
+    assert code == 0, err
+    assert "CatBoost blend" in err
+    model = load_model(model_path)
+    assert model.tree is not None and model.featurizer.descriptor_set is None  # all descriptors computed
+    out, err, code = run_cli("predict", "-", "-m", str(model_path), stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n")
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out), keep_default_na=False)
+    assert list(frame["status"]) == ["ok", "invalid", "ok"] and frame[ESOL_TARGET][1] == ""
+    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--blend-catboost", "2", "--epochs", "1")
+    assert code == 1 and "--blend-catboost must be in [0, 1)" in err and "Traceback" not in err
