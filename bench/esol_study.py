@@ -36,7 +36,7 @@ FIELDS = ["name", "arch", "mode", "dt", "descriptors", "ensemble", "rmse_mean", 
 
 
 #: TrainConfig settings a configuration may override (else the study's defaults).
-TRAIN_KEYS = ("epochs", "val_fraction", "lr", "batch_size", "weight_decay", "patience")
+TRAIN_KEYS = ("epochs", "val_fraction", "lr", "batch_size", "weight_decay", "patience", "catboost_weight")
 
 
 def configs() -> dict[str, dict]:
@@ -61,6 +61,10 @@ def configs() -> dict[str, dict]:
         out[f"dmpnn_score_fast_do2_full{e}"] = {**fast_do2, "epochs": e, "val_fraction": 0.0}
     out["dmpnn_score_fast_do2_h256"] = {**fast_do2, "hidden": 256}
     out["dmpnn_score_fast_do2_full60_ens5"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "ensemble": 5}
+    # The ensemble blended with CatBoost on all RDKit descriptors (weight 0.3).
+    out["dmpnn_score_fast_do2_ens5_cb30"] = {**fast_do2, "ensemble": 5, "catboost_weight": 0.3}
+    out["dmpnn_score_fast_do2_ens5_cb30_scaffold"] = {**fast_do2, "ensemble": 5, "catboost_weight": 0.3,
+                                                      "split": "scaffold"}
     # The winner under a scaffold split (scaffolds kept whole within each of 5 folds).
     out["dmpnn_score_fast_do2_full60_scaffold"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "split": "scaffold"}
     out["dmpnn_score_fast_do2_full60_ens5_scaffold"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "ensemble": 5,
@@ -84,14 +88,19 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
         runner = cvlib.catboost_runner(data, TARGET, spec.get("morgan", False), 0.1)
     else:
         desc = bool(spec.get("descriptors")) or spec["arch"] in ("mlp", "score-mlp")
+        gnn_descriptors = None
         if desc and spec.get("descriptor_set"):
-            data = data.select_descriptors(descriptor_names(spec["descriptor_set"]))
+            if spec.get("catboost_weight"):  # the tree uses every descriptor, the network its set
+                gnn_descriptors = descriptor_names(spec["descriptor_set"])
+            else:
+                data = data.select_descriptors(descriptor_names(spec["descriptor_set"]))
+        n_desc = (len(gnn_descriptors) if gnn_descriptors else data.descriptors.shape[1]) if desc else 0
         model_config = ModelConfig(arch=spec["arch"], mode=spec["mode"], dt=spec.get("dt", 0.5),
                                    dropout=spec.get("dropout", 0.1), hidden=spec.get("hidden", 128),
-                                   use_descriptors=desc, descriptor_dim=data.descriptors.shape[1] if desc else 0)
+                                   use_descriptors=desc, descriptor_dim=n_desc)
         overrides = {k: spec[k] for k in TRAIN_KEYS if k in spec}
         train_config = TrainConfig(**{"epochs": epochs, "ensemble": spec.get("ensemble", 1), **overrides})
-        runner = cvlib.graph_runner(data, TARGET, model_config, train_config)
+        runner = cvlib.graph_runner(data, TARGET, model_config, train_config, gnn_descriptors)
     if spec.get("split") == "scaffold":  # Bemis-Murcko scaffolds kept whole within a fold
         smiles_all = data.table[data.smiles_col].astype(str).tolist()
         folds = cvlib.make_folds([smiles_all[i] for i in data.graph_row], 5, "scaffold", seed=0)

@@ -88,7 +88,9 @@ def featurize(
         DEFAULTS["descriptors"], "--descriptors/--no-descriptors",
         help="Also compute RDKit 2D descriptors (on by default, as the default model fuses them)."),
     descriptor_set: str = typer.Option(
-        DEFAULTS["descriptor_set"], "--descriptor-set", help="fast (default), all, or a comma list of RDKit descriptor names."),
+        "all" if DEFAULTS["catboost_weight"] > 0 else DEFAULTS["descriptor_set"], "--descriptor-set",
+        help="all, fast, or a comma list of RDKit descriptor names (default: what the default model needs: "
+             "its network fuses the fast set and its CatBoost blend uses all)."),
     smiles_col: Optional[str] = SmilesCol,
     fmt: Optional[str] = FormatOpt,
     standardize: bool = StandardizeOpt,
@@ -421,6 +423,10 @@ def predict(
     chunk_size: int = typer.Option(2000, "--chunk-size", help="Rows read, predicted and written at a time."),
     device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
     progress: bool = typer.Option(False, "--progress", help="Show progress even when stderr is not a terminal."),
+    network_only: bool = typer.Option(
+        False, "--network-only",
+        help="Skip a blended CatBoost model (screening mode): only the network's own descriptors are computed, "
+             "several times faster, slightly less accurate (see BENCHMARKS.md)."),
     workers: Optional[int] = WorkersOpt,
 ) -> None:
     """Predict every input row; output keeps the rows, in order, with predictions appended."""
@@ -435,6 +441,8 @@ def predict(
         model = bundled_model_path()
         info(f"using the bundled ESOL solubility model ({model.name}); pass --model to use your own")
     trained = load_model(model)
+    if network_only:
+        trained = trained.without_tree()
     show = progress or console.is_terminal
     start = time.perf_counter()
 

@@ -21,6 +21,6 @@ DEFAULTS: dict = {
     "weight_decay": 1e-5,
     "val_fraction": 0.1,
     "patience": 30,
-    "ensemble": 1,
-    "catboost_weight": 0.0,
+    "ensemble": 5,
+    "catboost_weight": 0.3,
 }

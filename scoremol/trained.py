@@ -7,7 +7,7 @@ Everything here is plain data (dicts, lists, arrays, tensors), which is what let
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -92,6 +92,19 @@ class TrainedModel:
                 built.append(module.to(device).eval())
             self._modules = built
         return self._modules
+
+    def without_tree(self) -> "TrainedModel":
+        """The same networks without the blended tree, featurizing only the descriptors the
+        networks fuse (the tree needs all RDKit descriptors, which dominate featurization)."""
+        if self.tree is None:
+            return self
+        settings = self.featurizer
+        if self.model_config.use_descriptors and self.descriptor_columns is not None:
+            names = self.featurizer.descriptor_names
+            settings = replace(settings, descriptor_set=tuple(names[i] for i in self.descriptor_columns))
+        elif not self.model_config.use_descriptors:
+            settings = replace(settings, descriptors=False)
+        return replace(self, featurizer=settings, descriptor_columns=None, tree=None)
 
     def scaled_descriptors(self, raw: np.ndarray | None) -> torch.Tensor | None:
         """Training-scaled descriptors ``[G, D]`` for a model that fuses them, else None."""

@@ -91,5 +91,22 @@ def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
     assert code == 0, err
     frame = pd.read_csv(io.StringIO(out), keep_default_na=False)
     assert list(frame["status"]) == ["ok", "invalid", "ok"] and frame[ESOL_TARGET][1] == ""
+    fast_out, err, code = run_cli("predict", "-", "-m", str(model_path), "--network-only",
+                                  stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n")
+    assert code == 0, err
+    fast = pd.read_csv(io.StringIO(fast_out), keep_default_na=False)
+    assert list(fast["status"]) == ["ok", "invalid", "ok"]
+    assert float(fast[ESOL_TARGET][0]) != float(frame[ESOL_TARGET][0])  # the tree's share is gone
     _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--blend-catboost", "2", "--epochs", "1")
     assert code == 1 and "--blend-catboost must be in [0, 1)" in err and "Traceback" not in err
+
+
+def test_network_only_skips_the_tree_and_the_full_descriptor_set(blended, esol_data):
+    fast = blended.without_tree()
+    assert fast.tree is None and fast.featurizer.descriptor_names == FAST_DESCRIPTORS
+    rows = np.arange(150, 170)
+    network_only = dataclasses.replace(blended, tree=None)
+    expected = network_only.predict_features(esol_data, ids=rows)[0]
+    narrow = esol_data.select_descriptors(FAST_DESCRIPTORS)  # what featurizing with its settings gives
+    assert np.allclose(fast.predict_features(narrow, ids=rows)[0], expected)
+    assert blended.tree is not None  # the original is untouched

@@ -9,7 +9,7 @@ import torch
 from scoremol.checkpoint import load_model
 from tests.conftest import ESOL_TARGET, run_cli
 
-FAST = ["--arch", "gcn", "--hidden", "16", "--epochs", "2"]
+FAST = ["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "1", "--blend-catboost", "0"]
 
 
 def test_train_on_a_copy_of_esol_needs_no_target(tmp_path, esol_path):
@@ -33,7 +33,7 @@ def test_train_from_a_features_file_and_bad_options(tmp_path, esol_path):
     _, err, code = run_cli("train", str(features), *FAST, "-o", str(tmp_path / "m.pt"))
     assert code == 1 and "pass --target" in err  # a cut-down copy is not the registered file
     _, err, code = run_cli("train", str(features), "-t", ESOL_TARGET, *FAST, "-o", str(tmp_path / "m.pt"))
-    assert code == 0, err  # featurize's defaults match train's: the file carries the fast descriptors
+    assert code == 0, err  # featurize's defaults match train's: the file carries the descriptors it needs
     bare = tmp_path / "bare.pt"
     _, err, code = run_cli("featurize", str(small), "--no-descriptors", "-o", str(bare))
     assert code == 0, err

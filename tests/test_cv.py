@@ -99,7 +99,8 @@ def test_cli_cv_json_schema_and_outputs(tiny_csv, tmp_path):
     out_dir = tmp_path / "cv"
     stdout, err, code = run_cli(
         "cv", str(tiny_csv), "--target", "measured log solubility in mols per litre", "--folds", "3",
-        "--arch", "gcn", "--hidden", "16", "--epochs", "2", "-o", str(out_dir), "--json",
+        "--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "1", "--blend-catboost", "0",
+        "-o", str(out_dir), "--json",
     )
     assert code == 0, err
     payload = json.loads(stdout)
@@ -116,8 +117,10 @@ def test_cli_cv_json_schema_and_outputs(tiny_csv, tmp_path):
 
 def test_cli_cv_baselines_on_a_tiny_set(tiny_csv, tmp_path):
     target = "measured log solubility in mols per litre"
-    for extra in (["--arch", "catboost", "--morgan"], ["--arch", "score-mlp", "--hidden", "16", "--epochs", "2"],
-                  ["--arch", "mlp", "--mode", "base", "--hidden", "16", "--epochs", "2", "--split", "scaffold"]):
+    for extra in (["--arch", "catboost", "--morgan"], ["--arch", "score-mlp", "--hidden", "16", "--epochs", "2", "--ensemble", "1"],
+                  ["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "2", "--blend-catboost", "0.3"],
+                  ["--arch", "mlp", "--mode", "base", "--hidden", "16", "--epochs", "2", "--ensemble", "1",
+                   "--blend-catboost", "0", "--split", "scaffold"]):
         stdout, err, code = run_cli("cv", str(tiny_csv), "-t", target, "--folds", "3", "--json", *extra, cwd=tmp_path)
         assert code == 0, err
         assert np.isfinite(json.loads(stdout)["summary"]["rmse"]["mean"])
