@@ -174,15 +174,16 @@ def graph_runner(data, target: str, model_config, train_config, gnn_descriptors:
     return run
 
 
-def catboost_runner(data, target: str, morgan: bool, val_fraction: float) -> FoldRunner:
-    """A fold runner for the CatBoost baseline."""
+def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterations: int = 3000) -> FoldRunner:
+    """A fold runner for the CatBoost baseline (early stopping on ``val_fraction`` of the
+    training portion, or ``iterations`` trees on all of it when that is 0)."""
     from scoremol.baselines import catboost_features, fit_predict_catboost
 
     x = catboost_features(data, morgan)
     y = data.column_values(target)
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
-        pred, best = fit_predict_catboost(x, y, train, test, seed=seed, val_fraction=val_fraction)
+        pred, best = fit_predict_catboost(x, y, train, test, seed=seed, val_fraction=val_fraction, iterations=iterations)
         return pred, float(best), 0, []
 
     return run

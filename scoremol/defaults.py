@@ -22,5 +22,5 @@ DEFAULTS: dict = {
     "val_fraction": 0.1,
     "patience": 30,
     "ensemble": 5,
-    "catboost_weight": 0.3,
+    "catboost_weight": 0.4,
 }
