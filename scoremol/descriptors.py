@@ -20,7 +20,7 @@ _FUNCTIONS = dict(Descriptors._descList)
 #: A small, cheap subset for solubility-like properties: the Delaney (ESOL) equation's inputs
 #: (Crippen logP, molecular weight, rotatable bonds, aromatic share via ring counts) plus polarity,
 #: hydrogen bonding, size and saturation. It costs about a tenth of the full set per molecule
-#: (bench/descriptor_cost.py) and skips the slow, noisy ones (qed, BCUT2D, Ipc, BertzCT).
+#: (bench/featurize_throughput.py) and skips the slow, noisy ones (qed, BCUT2D, Ipc, BertzCT).
 FAST_DESCRIPTORS: tuple[str, ...] = (
     "MolLogP", "MolMR", "MolWt", "HeavyAtomCount", "NumRotatableBonds", "NumAromaticRings",
     "NumAliphaticRings", "RingCount", "FractionCSP3", "TPSA", "LabuteASA", "NumHDonors",
