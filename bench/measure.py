@@ -6,22 +6,39 @@ import subprocess
 import time
 
 
-def run_measured(cmd: list[str], env: dict | None = None, cwd=None) -> tuple[float, float]:
-    """Wall seconds and peak memory (MiB) of ``cmd`` and all its child processes.
+def _tree_memory(root) -> tuple[int, int]:
+    """Summed PSS and RSS (bytes) of ``root`` and its children.
 
-    Memory is the peak, over samples every 50 ms, of the summed RSS of the process tree;
-    pages shared by forked workers count once per process, so it is an upper bound.
+    PSS (proportional set size) splits each shared page among the processes sharing it, so
+    forked workers that share the parent's torch and RDKit pages count them once in total;
+    RSS counts them once per process and overstates a process pool's memory.
     """
+    import psutil
+
+    pss = rss = 0
+    for p in [root, *root.children(recursive=True)]:
+        try:
+            info = p.memory_full_info()
+            rss += info.rss
+            pss += getattr(info, "pss", info.rss)
+        except psutil.Error:
+            pass
+    return pss, rss
+
+
+def run_measured(cmd: list[str], env: dict | None = None, cwd=None, with_rss: bool = False):
+    """Wall seconds and peak memory (MiB, summed PSS of ``cmd`` and all its children,
+    sampled every 50 ms); ``with_rss=True`` adds the peak summed RSS as a third value."""
     import psutil
 
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd)
     root = psutil.Process(proc.pid)
-    peak = 0
+    peak_pss = peak_rss = 0
     while proc.poll() is None:
         try:
-            tree = [root, *root.children(recursive=True)]
-            peak = max(peak, sum(p.memory_info().rss for p in tree if p.is_running()))
+            pss, rss = _tree_memory(root)
+            peak_pss, peak_rss = max(peak_pss, pss), max(peak_rss, rss)
         except psutil.Error:
             pass
         time.sleep(0.05)
@@ -29,4 +46,6 @@ def run_measured(cmd: list[str], env: dict | None = None, cwd=None) -> tuple[flo
     err = proc.stderr.read()
     if proc.returncode != 0:
         raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}\n{err[-3000:]}")
-    return seconds, peak / 2**20
+    if with_rss:
+        return seconds, peak_pss / 2**20, peak_rss / 2**20
+    return seconds, peak_pss / 2**20

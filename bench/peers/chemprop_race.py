@@ -60,6 +60,8 @@ def main() -> None:
     parser.add_argument("--predict-rows", type=int, default=20_000)
     parser.add_argument("--skip-install", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--scoremol-args", default="", help="extra `scoremol train` options, e.g. "
+                        "'--ensemble 1 --blend-catboost 0' for the fast single network (default: its defaults)")
     args = parser.parse_args()
     chemprop = ensure_chemprop(args.venv, args.skip_install)
     esol = pd.read_csv(resolve("esol"))
@@ -94,7 +96,7 @@ def main() -> None:
             # scoremol: its defaults (the bundled model's configuration).
             sm_model = tmp / f"scoremol{k}.pt"
             sm_seconds, _ = run_measured([sys.executable, "-m", "scoremol", "-q", "train", str(train_csv), "--target", TARGET,
-                                          "-o", str(sm_model)], env=env)
+                                          *args.scoremol_args.split(), "-o", str(sm_model)], env=env)
             sm_pred_csv = tmp / f"sm_pred{k}.csv"
             run_measured([sys.executable, "-m", "scoremol", "-q", "predict", str(test_csv), "--model", str(sm_model),
                           "-o", str(sm_pred_csv)], env=env)
