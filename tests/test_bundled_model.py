@@ -7,17 +7,22 @@ import io
 import pandas as pd
 
 from scoremol.checkpoint import load_model
+from scoremol.defaults import DEFAULTS
 from scoremol.models import bundled_model_path
 from tests.conftest import ESOL_TARGET, ROOT, run_cli
 
 
-def test_bundled_model_is_a_small_ensemble_trained_on_esol():
+def test_bundled_model_is_the_default_configuration_trained_on_esol():
     path = bundled_model_path()
     assert path.stat().st_size < 8 * 1024 * 1024
     model = load_model(path)
     assert model.target_names == [ESOL_TARGET] and model.target_units == ["log10(mol/L)"]
-    assert len(model.members) >= 3
     assert model.metrics["n_train_molecules"] == 1128
+    # the configuration of `scoremol train`'s defaults (the ESOL study's winner)
+    assert len(model.members) == DEFAULTS["ensemble"]
+    assert model.model_config.arch == DEFAULTS["arch"] and model.model_config.mode == DEFAULTS["mode"]
+    assert model.model_config.dropout == DEFAULTS["dropout"]
+    assert model.tree is not None and model.tree.weight == DEFAULTS["catboost_weight"]
 
 
 def test_predict_without_model_uses_the_bundled_one():
