@@ -33,7 +33,12 @@ def table(frame: pd.DataFrame) -> str:
     for _, r in frame.sort_values("rmse_mean").iterrows():
         params = f"{int(r.parameters):,}" if r.parameters else "-"
         spec = _spec(r["name"])
-        epochs = f"fixed {spec['epochs']}" if spec.get("val_fraction") == 0.0 else f"{r.best_epoch_mean:.0f}"
+        if r["arch"] == "catboost":
+            epochs = f"{r.best_epoch_mean:.0f} trees"
+        elif spec.get("val_fraction") == 0.0:
+            epochs = f"fixed {spec['epochs']}"
+        else:
+            epochs = f"{r.best_epoch_mean:.0f}"
         lines.append(f"| {r['name']} | {r.rmse_mean:.3f} +/- {r.rmse_std:.3f} | {r.mae_mean:.3f} | {r.r2_mean:.3f} | {params} | {r.seconds_per_fold:.0f} | {epochs} |")
     return "\n".join(lines)
 
@@ -82,7 +87,8 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
     curves = sorted((RESULTS / "curves").glob("*.csv"))
     wanted = [c for c in curves if c.stem.endswith(tuple(f"_{m}" for m in MODES)) and "desc" not in c.stem]
     if wanted:
-        archs = sorted({c.stem.rsplit("_", 1)[0] for c in wanted})
+        archs = sorted({c.stem.rsplit("_", 1)[0] for c in wanted} - {"mlp"})
+        colours = dict(zip(MODES, ("tab:blue", "tab:orange", "tab:green", "tab:red")))
         fig, axes = plt.subplots(1, len(archs), figsize=(4 * len(archs), 3.5), squeeze=False)
         for ax, arch in zip(axes[0], archs):
             for mode in ("base", "classic", "skip", "score"):
@@ -90,7 +96,7 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
                 if path.is_file():
                     h = pd.read_csv(path)
                     mean = h.groupby("epoch")["val_rmse"].median()
-                    ax.plot(mean.index, mean.values, label=mode)
+                    ax.plot(mean.index, mean.values, label=mode, color=colours[mode], lw=1)
             ax.set(title=arch, xlabel="epoch", ylabel="validation RMSE (median of folds)", ylim=(0.4, 1.5))
             ax.legend()
         fig.tight_layout()
