@@ -51,7 +51,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="*", default=[20_000, 200_000])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--model", default=None)
-    parser.add_argument("--extra", nargs="*", default=[], help="more predict options, e.g. --network-only")
+    parser.add_argument("--predict-args", default="", help="more predict options, e.g. '--network-only'")
     args = parser.parse_args()
     model = ["--model", args.model] if args.model else []
     print(f"{'rows':>9s} {'rdkit parse mol/s':>18s} {'predict mol/s':>14s} {'ratio':>6s} {'predict s':>10s} "
@@ -60,7 +60,7 @@ def main() -> None:
         for n in args.sizes:
             path = make_input(n, Path(tmp))
             parse = [run([sys.executable, "-c", PARSE_ONLY, str(path)])[0] for _ in range(args.repeats)]
-            cmd = [sys.executable, "-m", "scoremol", "-q", "predict", str(path), *model, *args.extra, "-o", os.devnull]
+            cmd = [sys.executable, "-m", "scoremol", "-q", "predict", str(path), *model, *args.predict_args.split(), "-o", os.devnull]
             runs = [run(cmd, with_rss=True) for _ in range(args.repeats)]
             pss, rss = max(r[1] for r in runs), max(r[2] for r in runs)
             p, t = statistics.median(parse), statistics.median(r[0] for r in runs)

@@ -88,9 +88,9 @@ def featurize(
         DEFAULTS["descriptors"], "--descriptors/--no-descriptors",
         help="Also compute RDKit 2D descriptors (on by default, as the default model fuses them)."),
     descriptor_set: str = typer.Option(
-        "all" if DEFAULTS["catboost_weight"] > 0 else DEFAULTS["descriptor_set"], "--descriptor-set",
-        help="all, fast, or a comma list of RDKit descriptor names (default: what the default model needs: "
-             "its network fuses the fast set and its CatBoost blend uses all)."),
+        "tree" if DEFAULTS["catboost_weight"] > 0 else DEFAULTS["descriptor_set"], "--descriptor-set",
+        help="all, fast, tree, or a comma list of RDKit descriptor names (default: what the default model "
+             "needs: its network fuses the fast set and its CatBoost blend the tree set, all but the slowest)."),
     smiles_col: Optional[str] = SmilesCol,
     fmt: Optional[str] = FormatOpt,
     standardize: bool = StandardizeOpt,
@@ -171,8 +171,8 @@ PatienceOpt = typer.Option(DEFAULTS["patience"], "--patience", help="Epochs with
 EnsembleOpt = typer.Option(DEFAULTS["ensemble"], "--ensemble", help="Members, each with its own seed and split.")
 BlendOpt = typer.Option(
     DEFAULTS["catboost_weight"], "--blend-catboost",
-    help="Blend a CatBoost model on all RDKit 2D descriptors into the prediction with this weight "
-         "(0 = off; needs the full descriptor set at prediction time, about 4 ms per molecule).")
+    help="Blend a CatBoost model on RDKit 2D descriptors (all but the slowest 13) into the prediction with "
+         "this weight (0 = off; needs those descriptors at prediction time, a few ms per molecule).")
 DeviceOpt = typer.Option("cpu", "--device", help="cpu, cuda or auto.")
 TargetOpt = typer.Option(None, "--target", "-t", help="Target column (repeat for several; default: the data set's).")
 
@@ -197,22 +197,23 @@ def _load_for_training(input: str, smiles_col, fmt, standardize: bool, arch: str
                        descriptor_set: str | None, blend: float):
     """Training data, its registry entry, and the descriptors the network fuses.
 
-    A CatBoost blend needs every RDKit descriptor, so those are computed and the network
-    keeps its own (usually much smaller) set: the third value names it, or is None when the
-    network uses every descriptor column the data carry.
+    A CatBoost blend uses every RDKit descriptor but the slowest (the "tree" set), so those
+    are computed and the network keeps its own (usually much smaller) set: the third value
+    names it, or is None when the network uses every descriptor column the data carry.
     """
-    from scoremol.descriptors import descriptor_names
+    from scoremol.descriptors import TREE_DESCRIPTORS, descriptor_names, union
     from scoremol.training_setup import load_training_data
 
     wanted = _descriptor_set(arch, descriptor_set)
     fuses = descriptors or arch in DENSE_ARCHS
-    data, entry = load_training_data(input, smiles_col, fmt, standardize, fuses or blend > 0, "all" if blend > 0 else wanted)
     gnn = None
-    if blend > 0 and fuses:
+    if blend > 0:
         try:
-            gnn = descriptor_names(wanted)
+            gnn = descriptor_names(wanted) if fuses else None
         except ValueError as exc:
             raise ScoremolError(f"--descriptor-set: {exc}") from None
+        wanted = ",".join(union(TREE_DESCRIPTORS, gnn or ()))  # the tree's set plus the network's
+    data, entry = load_training_data(input, smiles_col, fmt, standardize, fuses or blend > 0, wanted)
     return data, entry, gnn
 
 

@@ -49,7 +49,7 @@ class TrainConfig:
     seed: int = 0
     ensemble: int = 1
     device: str = "cpu"
-    #: weight of a CatBoost model on all RDKit descriptors blended into the mean (0 = none)
+    #: weight of a CatBoost model on RDKit descriptors blended into the mean (0 = none)
     catboost_weight: float = 0.0
 
     def validate(self) -> None:

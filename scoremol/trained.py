@@ -95,7 +95,7 @@ class TrainedModel:
 
     def without_tree(self) -> "TrainedModel":
         """The same networks without the blended tree, featurizing only the descriptors the
-        networks fuse (the tree needs all RDKit descriptors, which dominate featurization)."""
+        networks fuse (the tree needs 204 RDKit descriptors, which dominate featurization)."""
         if self.tree is None:
             return self
         settings = self.featurizer

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from scoremol.checkpoint import load_model, save_model
-from scoremol.descriptors import FAST_DESCRIPTORS
+from scoremol.descriptors import ALL_DESCRIPTORS, FAST_DESCRIPTORS, SLOW_DESCRIPTORS, TREE_DESCRIPTORS, union
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig
 from scoremol.train import TrainConfig, train_model
@@ -86,7 +86,8 @@ def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
     assert code == 0, err
     assert "CatBoost blend" in err
     model = load_model(model_path)
-    assert model.tree is not None and model.featurizer.descriptor_set is None  # all descriptors computed
+    # the tree's descriptors (all but the slowest) are computed; they include the network's
+    assert model.tree is not None and model.featurizer.descriptor_names == TREE_DESCRIPTORS
     out, err, code = run_cli("predict", "-", "-m", str(model_path), stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n")
     assert code == 0, err
     frame = pd.read_csv(io.StringIO(out), keep_default_na=False)
@@ -110,3 +111,11 @@ def test_network_only_skips_the_tree_and_the_full_descriptor_set(blended, esol_d
     narrow = esol_data.select_descriptors(FAST_DESCRIPTORS)  # what featurizing with its settings gives
     assert np.allclose(fast.predict_features(narrow, ids=rows)[0], expected)
     assert blended.tree is not None  # the original is untouched
+
+
+def test_the_tree_set_drops_only_the_slow_descriptors_and_keeps_the_networks():
+    assert set(TREE_DESCRIPTORS) == set(ALL_DESCRIPTORS) - SLOW_DESCRIPTORS
+    assert {"qed", "BertzCT", "Ipc"} <= SLOW_DESCRIPTORS and len(SLOW_DESCRIPTORS) == 13
+    assert set(FAST_DESCRIPTORS) <= set(TREE_DESCRIPTORS)
+    assert union(TREE_DESCRIPTORS, FAST_DESCRIPTORS) == TREE_DESCRIPTORS
+    assert union(("qed",), ("MolLogP",)) == tuple(n for n in ALL_DESCRIPTORS if n in {"qed", "MolLogP"})
