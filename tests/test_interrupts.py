@@ -21,6 +21,21 @@ def _start(args, tmp_path):
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path, preexec_fn=_default_signals)
 
 
+def _wait_for_workers(proc, timeout: float = 120.0) -> None:
+    """Wait until ``proc`` has child processes: its featurization pool is running."""
+    children = f"/proc/{proc.pid}/task/{proc.pid}/children"
+    deadline = time.time() + timeout
+    while time.time() < deadline and proc.poll() is None:
+        try:
+            with open(children) as handle:
+                if handle.read().strip():
+                    time.sleep(0.3)
+                    return
+        except OSError:
+            pytest.skip("no /proc children list on this system")
+        time.sleep(0.05)
+
+
 def _interrupt_when_writing(proc, directory, timeout=120.0) -> None:
     """Send SIGINT (as Ctrl-C does) once the temporary output file exists."""
     deadline = time.time() + timeout
