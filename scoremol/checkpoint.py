@@ -56,8 +56,7 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
         ],
         "descriptor_columns": model.descriptor_columns,
         "tree": None if model.tree is None else {
-            "kind": "catboost", "weight": model.tree.weight, "columns": model.tree.columns,
-            "best_iteration": model.tree.best_iteration,
+            "kind": "catboost", "weight": model.tree.weight, "best_iteration": model.tree.best_iteration,
         },
     }
     payload = {
@@ -76,8 +75,7 @@ def _load_tree(spec: dict | None, blob) -> TreeBlend | None:
         return None
     if spec.get("kind") != "catboost" or not isinstance(blob, torch.Tensor) or blob.dtype != torch.uint8:
         raise ValueError("blended tree missing or of an unknown kind")
-    return TreeBlend(bytes(blob.numpy().tobytes()), float(spec["weight"]), spec.get("columns"),
-                     int(spec.get("best_iteration", 0)))
+    return TreeBlend(bytes(blob.numpy().tobytes()), float(spec["weight"]), int(spec.get("best_iteration", 0)))
 
 
 def load_model(path: str | Path) -> TrainedModel:

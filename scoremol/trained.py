@@ -37,13 +37,12 @@ class TreeBlend:
     """A CatBoost model on RDKit descriptors blended into the GNN ensemble's mean:
     ``(1 - weight) * gnn + weight * tree`` (single-target models only).
 
-    The tree is kept in CatBoost's own binary format (``blob``), never pickled.
-    ``columns`` index the featurizer's descriptors (None: all of them).
+    The tree is kept in CatBoost's own binary format (``blob``), never pickled, and reads
+    every descriptor the model's featurizer computes.
     """
 
     blob: bytes
     weight: float
-    columns: list[int] | None = None
     best_iteration: int = 0
     _model: object = field(default=None, repr=False, compare=False)
 
@@ -53,10 +52,9 @@ class TreeBlend:
             from scoremol.baselines import catboost_from_bytes
 
             self._model = catboost_from_bytes(self.blob)
-        x = raw_descriptors if self.columns is None else raw_descriptors[:, self.columns]
-        if len(x) == 0:
+        if len(raw_descriptors) == 0:
             return np.zeros(0)
-        return np.asarray(self._model.predict(np.asarray(x, dtype=np.float32)), dtype=np.float64)
+        return np.asarray(self._model.predict(np.asarray(raw_descriptors, dtype=np.float32)), dtype=np.float64)
 
 
 @dataclass
