@@ -1,5 +1,5 @@
 """``python -m scoremol`` runs the command line."""
 
-from scoremol.cli import main
+from scoremol.entry import run
 
-main()
+run()

@@ -6,6 +6,7 @@ Data goes to standard output, messages and progress to standard error. A user er
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -469,6 +470,23 @@ def _terminate(signum, frame) -> None:
     raise _Terminated()
 
 
+def _exit_interrupted(message: str, code: int) -> None:
+    """Report an interrupt and exit with ``code``, always.
+
+    ``sys.exit`` is not enough: when Ctrl-C lands inside certain imports, CPython marks the
+    interrupt as unhandled and, at shutdown, kills the process with SIGINT (status -2)
+    despite our exit code. ``finally`` blocks (atomic writes, the worker pool) have already
+    run by the time the exception reaches ``main``, so exiting at once loses nothing.
+    """
+    print(message, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream
+            pass
+    os._exit(code)
+
+
 def main() -> None:
     """Console entry point: one-line errors, tracebacks only with -v.
 
@@ -491,11 +509,9 @@ def main() -> None:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         sys.exit(code or 0)
     except KeyboardInterrupt:
-        print("scoremol: interrupted", file=sys.stderr)
-        sys.exit(130)
+        _exit_interrupted("scoremol: interrupted", 130)
     except _Terminated:
-        print("scoremol: terminated", file=sys.stderr)
-        sys.exit(143)
+        _exit_interrupted("scoremol: terminated", 143)
     except Exception as exc:  # usage errors from Typer's click layer, and anything unexpected
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a click UsageError/ClickException
             exc.show()

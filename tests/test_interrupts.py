@@ -71,13 +71,28 @@ def test_signals_during_featurize_leave_no_output(sig, code, tmp_path):
     out_dir.mkdir()
     proc = _start(["featurize", str(src), "-o", str(out_dir / "f.pt"), "--report", str(out_dir / "r.csv"),
                    "--no-cache"], tmp_path)
-    time.sleep(2.5)  # reading and featurizing 40,000 molecules takes several seconds
+    _wait_for_workers(proc)  # 40,000 molecules: the pool runs for several seconds
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=120)
     if proc.returncode == 0:
         pytest.skip("featurization finished before the signal arrived")
     assert proc.returncode == code, err
     assert list(out_dir.iterdir()) == [] and "Traceback" not in err
+
+
+@pytest.mark.parametrize("delay", [0.5, 1.0, 1.5])
+def test_ctrl_c_while_starting_up_exits_130_without_traceback(delay, tmp_path):
+    # Within the first seconds the command is importing torch and PyTorch Geometric. CPython
+    # can then mark the interrupt as unhandled and die by SIGINT (-2) after our message.
+    src = tmp_path / "big.smi"
+    src.write_text("".join(f"{'C' * (i % 9 + 1)}O m{i}\n" for i in range(40_000)))
+    proc = _start(["featurize", str(src), "-o", str(tmp_path / "f.pt"), "--no-cache"], tmp_path)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == ["scoremol: interrupted"]
+    assert not (tmp_path / "f.pt").exists()
 
 
 def test_failed_predict_keeps_the_previous_file(tiny_model, tmp_path):
