@@ -17,6 +17,14 @@ from scoremol.dataset import FeaturizedDataset
 from scoremol.errors import ScoremolError
 
 
+#: Trees fitted on every training molecule when there is no early stopping: about the best
+#: iteration CatBoost reached with early stopping on ESOL (1973 on average). In the ESOL
+#: study this beat early stopping on a held-out tenth (0.557 vs 0.574 RMSE alone).
+FIXED_TREES = 2000
+#: The ceiling when a validation split early-stops the trees.
+MAX_TREES = 3000
+
+
 def morgan_counts(data: FeaturizedDataset, radius: int = 2, size: int = 2048) -> np.ndarray:
     """Morgan count fingerprints of every graph of ``data`` (same standardization)."""
     generator = rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=size)
@@ -42,14 +50,18 @@ def fit_catboost(
     train: np.ndarray,
     seed: int = 0,
     val_fraction: float = 0.1,
-    iterations: int = 3000,
+    iterations: int | None = None,
     learning_rate: float = 0.03,
     depth: int = 6,
     threads: int = -1,
 ):
-    """Fit a CatBoost regressor on rows ``train`` (early stopping on a seeded validation
-    split of them); returns the model and its best iteration."""
+    """Fit a CatBoost regressor on rows ``train``: early stopping on a seeded validation
+    split of them, or (``val_fraction`` 0) a fixed number of trees on all of them. Returns
+    the model and its best iteration."""
     from catboost import CatBoostRegressor
+
+    if iterations is None:
+        iterations = MAX_TREES if val_fraction > 0 else FIXED_TREES
 
     keep = train[np.isfinite(y[train])]
     model = CatBoostRegressor(

@@ -167,7 +167,10 @@ BatchSizeOpt = typer.Option(DEFAULTS["batch_size"], "--batch-size")
 LrOpt = typer.Option(DEFAULTS["lr"], "--lr", help="Peak learning rate (AdamW, warmup then cosine decay).")
 WeightDecayOpt = typer.Option(DEFAULTS["weight_decay"], "--weight-decay")
 SeedOpt = typer.Option(0, "--seed")
-ValFractionOpt = typer.Option(DEFAULTS["val_fraction"], "--val-fraction", help="Held out of training for early stopping.")
+ValFractionOpt = typer.Option(
+    None, "--val-fraction",
+    help=f"Held out of training for early stopping (default: {DEFAULTS['val_fraction']:g} for networks; 0 for catboost, "
+         "which then fits a fixed number of trees on every training molecule, as the blended tree does).")
 PatienceOpt = typer.Option(DEFAULTS["patience"], "--patience", help="Epochs without improvement before stopping.")
 EnsembleOpt = typer.Option(DEFAULTS["ensemble"], "--ensemble", help="Members, each with its own seed and split.")
 BlendOpt = typer.Option(
@@ -191,7 +194,16 @@ def _descriptor_set(arch: str, requested: str | None) -> str:
     """The descriptor set to compute: as requested, else the default for ``arch``."""
     if requested:
         return requested
-    return "all" if arch in DENSE_ARCHS or arch == "catboost" else DEFAULTS["descriptor_set"]
+    if arch == "catboost":
+        return "tree"  # the blended tree's set: all but the 13 slowest, same accuracy (BENCHMARKS.md)
+    return "all" if arch in DENSE_ARCHS else DEFAULTS["descriptor_set"]
+
+
+def _val_fraction(arch: str, requested: float | None) -> float:
+    """The validation fraction: as requested, else 0 for CatBoost and the default for networks."""
+    if requested is not None:
+        return requested
+    return 0.0 if arch == "catboost" else DEFAULTS["val_fraction"]
 
 
 def _load_for_training(input: str, smiles_col, fmt, standardize: bool, arch: str, descriptors: bool,
@@ -250,7 +262,7 @@ def train(
     lr: float = LrOpt,
     weight_decay: float = WeightDecayOpt,
     seed: int = SeedOpt,
-    val_fraction: float = ValFractionOpt,
+    val_fraction: Optional[float] = ValFractionOpt,
     patience: int = PatienceOpt,
     ensemble: int = EnsembleOpt,
     blend_catboost: float = BlendOpt,
@@ -263,6 +275,7 @@ def train(
     from scoremol.training_setup import make_configs
 
     resolve_device(device)
+    val_fraction = _val_fraction(arch, val_fraction)
     data, entry, gnn_desc = _load_for_training(input, smiles_col, fmt, standardize, arch, descriptors, descriptor_set,
                                                blend_catboost)
     targets = list(target) if target else _default_targets(entry, data)
@@ -346,7 +359,7 @@ def cv(
     lr: float = LrOpt,
     weight_decay: float = WeightDecayOpt,
     seed: int = SeedOpt,
-    val_fraction: float = ValFractionOpt,
+    val_fraction: Optional[float] = ValFractionOpt,
     patience: int = PatienceOpt,
     ensemble: int = EnsembleOpt,
     blend_catboost: float = BlendOpt,
@@ -363,6 +376,7 @@ def cv(
 
     resolve_device(device)
     is_catboost = arch == "catboost"
+    val_fraction = _val_fraction(arch, val_fraction)
     data, entry, gnn_desc = _load_for_training(input, smiles_col, fmt, standardize, arch, descriptors or is_catboost,
                                                descriptor_set, 0.0 if is_catboost else blend_catboost)
     targets = list(target) if target else _default_targets(entry, data)

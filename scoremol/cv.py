@@ -174,9 +174,10 @@ def graph_runner(data, target: str, model_config, train_config, gnn_descriptors:
     return run
 
 
-def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterations: int = 3000) -> FoldRunner:
+def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterations: int | None = None) -> FoldRunner:
     """A fold runner for the CatBoost baseline (early stopping on ``val_fraction`` of the
-    training portion, or ``iterations`` trees on all of it when that is 0)."""
+    training portion, or a fixed number of trees on all of it when that is 0; see
+    :func:`scoremol.baselines.fit_catboost`)."""
     from scoremol.baselines import catboost_features, fit_predict_catboost
 
     x = catboost_features(data, morgan)

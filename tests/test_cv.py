@@ -125,3 +125,20 @@ def test_cli_cv_baselines_on_a_tiny_set(tiny_csv, tmp_path):
         assert code == 0, err
         assert np.isfinite(json.loads(stdout)["summary"]["rmse"]["mean"])
     assert not (tmp_path / "catboost_info").exists()
+
+
+def test_cli_cv_catboost_defaults_to_fixed_trees_on_all_training_rows(tiny_csv, tmp_path):
+    """CatBoost's baseline is the blended tree's recipe unless a validation split is asked for."""
+    target = "measured log solubility in mols per litre"
+    stdout, err, code = run_cli("cv", str(tiny_csv), "-t", target, "--folds", "3", "--json", "--arch", "catboost",
+                                cwd=tmp_path)
+    assert code == 0, err
+    payload = json.loads(stdout)
+    assert payload["config"]["val_fraction"] == 0.0
+    assert {f["best_epoch"] for f in payload["folds"]} == {2000.0}  # every tree kept: nothing stopped early
+    stdout, err, code = run_cli("cv", str(tiny_csv), "-t", target, "--folds", "3", "--json", "--arch", "catboost",
+                                "--val-fraction", "0.2", cwd=tmp_path)
+    assert code == 0, err
+    payload = json.loads(stdout)
+    assert payload["config"]["val_fraction"] == 0.2
+    assert max(f["best_epoch"] for f in payload["folds"]) < 3000  # early stopping on the held-out fifth
