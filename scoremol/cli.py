@@ -6,7 +6,6 @@ Data goes to standard output, messages and progress to standard error. A user er
 
 from __future__ import annotations
 
-import os
 import signal
 import sys
 import time
@@ -19,6 +18,7 @@ from rich.table import Table
 
 from scoremol import __version__
 from scoremol.defaults import DEFAULTS
+from scoremol.entry import exit_interrupted
 from scoremol.errors import ScoremolError
 
 app = typer.Typer(
@@ -484,23 +484,6 @@ def _terminate(signum, frame) -> None:
     raise _Terminated()
 
 
-def _exit_interrupted(message: str, code: int) -> None:
-    """Report an interrupt and exit with ``code``, always.
-
-    ``sys.exit`` is not enough: when Ctrl-C lands inside certain imports, CPython marks the
-    interrupt as unhandled and, at shutdown, kills the process with SIGINT (status -2)
-    despite our exit code. ``finally`` blocks (atomic writes, the worker pool) have already
-    run by the time the exception reaches ``main``, so exiting at once loses nothing.
-    """
-    print(message, file=sys.stderr)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream
-            pass
-    os._exit(code)
-
-
 def main() -> None:
     """Console entry point: one-line errors, tracebacks only with -v.
 
@@ -523,9 +506,9 @@ def main() -> None:
         code = getattr(exc, "exit_code", getattr(exc, "code", 0))
         sys.exit(code or 0)
     except KeyboardInterrupt:
-        _exit_interrupted("scoremol: interrupted", 130)
+        exit_interrupted("scoremol: interrupted", 130)
     except _Terminated:
-        _exit_interrupted("scoremol: terminated", 143)
+        exit_interrupted("scoremol: terminated", 143)
     except Exception as exc:  # usage errors from Typer's click layer, and anything unexpected
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a click UsageError/ClickException
             exc.show()

@@ -10,12 +10,27 @@ import os
 import sys
 
 
+def exit_interrupted(message: str, code: int) -> None:
+    """Report an interrupt and exit with ``code``, always.
+
+    ``sys.exit`` is not enough: when Ctrl-C lands inside certain imports, CPython marks the
+    interrupt as unhandled and, at shutdown, kills the process with SIGINT (status -2)
+    despite our exit code. ``finally`` blocks (atomic writes, the worker pool) have already
+    run by the time the exception reaches the caller, so exiting at once loses nothing.
+    """
+    print(message, file=sys.stderr)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream
+            pass
+    os._exit(code)
+
+
 def run() -> None:
     """Import the command line, then run it; an interrupt during the import exits cleanly."""
     try:
         from scoremol.cli import main
     except KeyboardInterrupt:
-        print("scoremol: interrupted", file=sys.stderr)
-        sys.stderr.flush()
-        os._exit(130)
+        exit_interrupted("scoremol: interrupted", 130)
     main()
