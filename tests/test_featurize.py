@@ -112,3 +112,61 @@ def test_fingerprint_follows_version(monkeypatch):
     before = F.featurizer_fingerprint()
     monkeypatch.setattr(F, "FEATURIZER_VERSION", F.FEATURIZER_VERSION + 1)
     assert F.featurizer_fingerprint() != before
+
+
+def _reference_arrays(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Feature by feature, straight from the documented layout: the oracle that the memoized
+    fast featurizer must reproduce bit for bit (models trained before it depend on that)."""
+    x = np.zeros((mol.GetNumAtoms(), ATOM_DIM), dtype=np.float32)
+    for atom in mol.GetAtoms():
+        row = x[atom.GetIdx()]
+        for name, values, value in (
+            ("element", F.ELEMENTS, atom.GetSymbol()),
+            ("degree", F.DEGREES, atom.GetDegree()),
+            ("formal_charge", F.FORMAL_CHARGES, atom.GetFormalCharge()),
+            ("total_h", F.TOTAL_HS, atom.GetTotalNumHs()),
+            ("hybridization", F.HYBRIDIZATIONS, atom.GetHybridization()),
+            ("chirality", F.CHIRALITIES, atom.GetChiralTag()),
+        ):
+            row[ATOM_OFFSETS[name] + (values.index(value) if value in values else len(values))] = 1.0
+        row[ATOM_OFFSETS["aromatic"]] = atom.GetIsAromatic()
+        row[ATOM_OFFSETS["in_ring"]] = atom.IsInRing()
+        row[ATOM_OFFSETS["mass"]] = np.float32(atom.GetMass() * 0.01)
+    edges, attrs = [], []
+    for bond in mol.GetBonds():
+        a = np.zeros(BOND_DIM, dtype=np.float32)
+        for name, values, value in (("bond_type", F.BOND_TYPES, bond.GetBondType()),
+                                    ("stereo", F.BOND_STEREOS, bond.GetStereo())):
+            a[BOND_OFFSETS[name] + (values.index(value) if value in values else len(values))] = 1.0
+        a[BOND_OFFSETS["conjugated"]] = bond.GetIsConjugated()
+        a[BOND_OFFSETS["in_ring"]] = bond.IsInRing()
+        u, v = bond.GetBeginAtomIdx(), bond.GetEndAtomIdx()
+        edges += [(u, v), (v, u)]
+        attrs += [a, a]
+    edge_index = np.array(edges, dtype=np.int64).T.reshape(2, -1)
+    edge_attr = np.array(attrs, dtype=np.float32).reshape(-1, BOND_DIM)
+    return x, edge_index, edge_attr
+
+
+@pytest.mark.parametrize("smiles", [
+    "CCO", "c1ccccc1O", "C[C@H](N)C(=O)O", "F/C=C\\F", "[2H]C([2H])([2H])O", "c1ccccc1[13CH3]",
+    "C[N+](C)(C)CC(=O)[O-]", "[Pt](Cl)(Cl)(N)N", "[Fe+3]", "[H][H]", "C#N", "O=S(=O)(O)c1ccc2ccccc2c1",
+    "CC1=C(C(=O)OC2CCCC2)[C@@H](c2ccccc2[N+](=O)[O-])C(C(=O)OC)=C(C)N1", "[Se]1C=CC=C1", "[U]",
+])
+def test_memoized_featurizer_matches_the_reference_layout(smiles):
+    mol = Chem.MolFromSmiles(smiles)
+    for _ in range(2):  # cold, then served from the memo
+        got = F.mol_to_arrays(mol)
+        x, edge_index, edge_attr = _reference_arrays(mol)
+        assert got.x.dtype == np.float32 and got.edge_attr.dtype == np.float32 and got.edge_index.dtype == np.int64
+        np.testing.assert_array_equal(got.x, x)
+        np.testing.assert_array_equal(got.edge_index, edge_index)
+        np.testing.assert_array_equal(got.edge_attr, edge_attr)
+
+
+def test_memoized_rows_are_not_shared_with_callers():
+    first = F.mol_to_arrays(Chem.MolFromSmiles("CCO"))
+    first.x[:] = 7.0
+    first.edge_attr[:] = 7.0
+    again = F.mol_to_arrays(Chem.MolFromSmiles("CCO"))
+    assert again.x.max() <= 1.0 and again.edge_attr.max() == 1.0
