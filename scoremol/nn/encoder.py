@@ -70,7 +70,7 @@ class DMPNNEncoder(nn.Module):
         batch, num_graphs = graph_index(data)
         x, edge_index = data.x, data.edge_index
         src, dst = edge_index
-        edge_input = self.W_i(torch.cat([x[src], data.edge_attr], dim=-1))
+        edge_input = self.W_i(torch.cat([x.index_select(0, src), data.edge_attr], dim=-1))
         ctx = GraphContext(edge_index, data.edge_attr, batch, data.num_nodes, num_graphs,
                            edge_input=edge_input, rev_index=reverse_edge_index(edge_index))
         h = self.depth(self.act(edge_input), ctx)

@@ -57,7 +57,7 @@ class MolAttFPReadout(nn.Module):
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
         m = self.act(scatter(h, batch, dim=0, dim_size=num_graphs, reduce="sum"))
         for _ in range(self.steps):
-            a = F.leaky_relu(self.align(torch.cat([m[batch], h], dim=-1)))
+            a = F.leaky_relu(self.align(torch.cat([m.index_select(0, batch), h], dim=-1)))
             alpha = softmax(a, batch, num_nodes=num_graphs)
             values = self.attend(F.dropout(h, self.dropout, self.training))
             c = F.elu(scatter(alpha * values, batch, dim=0, dim_size=num_graphs, reduce="sum"))

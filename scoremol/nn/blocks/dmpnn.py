@@ -17,7 +17,8 @@ def dmpnn_message(h: Tensor, ctx: GraphContext) -> Tensor:
     """
     src, dst = ctx.edge_index
     incoming = scatter(h, dst, dim=0, dim_size=ctx.num_nodes, reduce="sum")
-    return incoming[src] - h[ctx.rev_index]
+    # index_select, not h[idx]: same values, several times faster on CPU (aten::index is generic)
+    return incoming.index_select(0, src) - h.index_select(0, ctx.rev_index)
 
 
 class DMPNNBlock(nn.Module):
