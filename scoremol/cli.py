@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from scoremol import __version__
-from scoremol.defaults import DEFAULTS
+from scoremol.defaults import DEFAULTS, PRESETS, preset_settings
 from scoremol.entry import exit_interrupted
 from scoremol.errors import ScoremolError
 
@@ -153,30 +153,36 @@ StepsOpt = typer.Option(DEFAULTS["steps"], "--steps", help="K: layers (stacked m
 IntegratorOpt = typer.Option(DEFAULTS["integrator"], "--integrator", help="euler, heun, midpoint, rk4 (score mode).")
 LearnableDtOpt = typer.Option(False, "--learnable-dt/--fixed-dt", help="Learn a step size per SCORE step.")
 ReadoutOpt = typer.Option(DEFAULTS["readout"], "--readout", help="molattfp, sum, mean.")
-DescriptorsOpt = typer.Option(DEFAULTS["descriptors"], "--descriptors/--no-descriptors", help="Fuse RDKit 2D descriptors.")
+DescriptorsOpt = typer.Option(None, "--descriptors/--no-descriptors", help="Fuse RDKit 2D descriptors (default: on; fast preset: off).", show_default=False)
 DescriptorSetOpt = typer.Option(
     None, "--descriptor-set",
     help="Descriptors to fuse: fast (17 cheap ones), all (every RDKit 2D descriptor) or a comma list "
          "(default: fast for graph models, all for mlp, score-mlp and catboost).",
 )
-HiddenOpt = typer.Option(DEFAULTS["hidden"], "--hidden", help="Hidden width.")
-DropoutOpt = typer.Option(DEFAULTS["dropout"], "--dropout")
+HiddenOpt = typer.Option(None, "--hidden", help=f"Hidden width (default: {DEFAULTS['hidden']}; fast preset: {PRESETS['fast']['hidden']}).")
+DropoutOpt = typer.Option(None, "--dropout", help=f"Dropout (default: {DEFAULTS['dropout']:g}; fast preset: {PRESETS['fast']['dropout']:g}).")
 HeadsOpt = typer.Option(DEFAULTS["heads"], "--heads", help="Attention heads (gat, transformer).")
-EpochsOpt = typer.Option(DEFAULTS["epochs"], "--epochs")
+EpochsOpt = typer.Option(None, "--epochs", help=f"Epochs at most (default: {DEFAULTS['epochs']}; fast preset: {PRESETS['fast']['epochs']}).")
 BatchSizeOpt = typer.Option(DEFAULTS["batch_size"], "--batch-size")
 LrOpt = typer.Option(DEFAULTS["lr"], "--lr", help="Peak learning rate (AdamW, warmup then cosine decay).")
 WeightDecayOpt = typer.Option(DEFAULTS["weight_decay"], "--weight-decay")
 SeedOpt = typer.Option(0, "--seed")
 ValFractionOpt = typer.Option(
     None, "--val-fraction",
-    help=f"Held out of training for early stopping (default: {DEFAULTS['val_fraction']:g} for networks; 0 for catboost, "
-         "which then fits a fixed number of trees on every training molecule, as the blended tree does).")
+    help=f"Held out of training for early stopping (default: {DEFAULTS['val_fraction']:g} for networks; 0 for the fast "
+         "preset, which trains a fixed number of epochs, and for catboost, which then fits a fixed number of trees on "
+         "every training molecule, as the blended tree does).")
 PatienceOpt = typer.Option(DEFAULTS["patience"], "--patience", help="Epochs without improvement before stopping.")
-EnsembleOpt = typer.Option(DEFAULTS["ensemble"], "--ensemble", help="Members, each with its own seed and split.")
+EnsembleOpt = typer.Option(None, "--ensemble", help=f"Members, each with its own seed and split (default: {DEFAULTS['ensemble']}; fast preset: 1).")
 BlendOpt = typer.Option(
-    DEFAULTS["catboost_weight"], "--blend-catboost",
+    None, "--blend-catboost",
     help="Blend a CatBoost model on RDKit 2D descriptors (all but the slowest 13) into the prediction with "
-         "this weight (0 = off; needs those descriptors at prediction time, a few ms per molecule).")
+         f"this weight (0 = off; needs those descriptors at prediction time, a few ms per molecule; default: "
+         f"{DEFAULTS['catboost_weight']:g}; fast preset: 0).")
+PresetOpt = typer.Option(
+    "accurate", "--preset",
+    help="accurate: 5 networks + descriptors + CatBoost blend (best RMSE, minutes per fit); fast: one small "
+         "graph-only network, 60 epochs (about 30 s per fit, fastest prediction). Explicit options override it.")
 DeviceOpt = typer.Option("cpu", "--device", help="cpu, cuda or auto.")
 TargetOpt = typer.Option(None, "--target", "-t", help="Target column (repeat for several; default: the data set's).")
 
@@ -199,11 +205,21 @@ def _descriptor_set(arch: str, requested: str | None) -> str:
     return "all" if arch in DENSE_ARCHS else DEFAULTS["descriptor_set"]
 
 
-def _val_fraction(arch: str, requested: float | None) -> float:
-    """The validation fraction: as requested, else 0 for CatBoost and the default for networks."""
+def _val_fraction(arch: str, requested: float | None, preset: str = "accurate") -> float:
+    """The validation fraction: as requested, else 0 for CatBoost and the preset's for networks."""
     if requested is not None:
         return requested
-    return 0.0 if arch == "catboost" else DEFAULTS["val_fraction"]
+    return 0.0 if arch == "catboost" else preset_settings(preset)["val_fraction"]
+
+
+def _apply_preset(preset: str, **given) -> dict:
+    """Values of the preset-governed options: each one given explicitly, else the preset's."""
+    try:
+        settings = preset_settings(preset)
+    except ValueError as exc:
+        raise ScoremolError(f"--preset: {exc}") from None
+    key = {"blend_catboost": "catboost_weight"}
+    return {name: settings[key.get(name, name)] if value is None else value for name, value in given.items()}
 
 
 def _load_for_training(input: str, smiles_col, fmt, standardize: bool, arch: str, descriptors: bool,
@@ -252,20 +268,21 @@ def train(
     integrator: str = IntegratorOpt,
     learnable_dt: bool = LearnableDtOpt,
     readout: str = ReadoutOpt,
-    descriptors: bool = DescriptorsOpt,
+    descriptors: Optional[bool] = DescriptorsOpt,
     descriptor_set: Optional[str] = DescriptorSetOpt,
-    hidden: int = HiddenOpt,
-    dropout: float = DropoutOpt,
+    hidden: Optional[int] = HiddenOpt,
+    dropout: Optional[float] = DropoutOpt,
     heads: int = HeadsOpt,
-    epochs: int = EpochsOpt,
+    epochs: Optional[int] = EpochsOpt,
     batch_size: int = BatchSizeOpt,
     lr: float = LrOpt,
     weight_decay: float = WeightDecayOpt,
     seed: int = SeedOpt,
     val_fraction: Optional[float] = ValFractionOpt,
     patience: int = PatienceOpt,
-    ensemble: int = EnsembleOpt,
-    blend_catboost: float = BlendOpt,
+    ensemble: Optional[int] = EnsembleOpt,
+    blend_catboost: Optional[float] = BlendOpt,
+    preset: str = PresetOpt,
     device: str = DeviceOpt,
     output: Path = typer.Option(Path("model.pt"), "--output", "-o", help="Model file to write."),
 ) -> None:
@@ -275,7 +292,10 @@ def train(
     from scoremol.training_setup import make_configs
 
     resolve_device(device)
-    val_fraction = _val_fraction(arch, val_fraction)
+    hidden, dropout, descriptors, epochs, ensemble, blend_catboost = _apply_preset(
+        preset, hidden=hidden, dropout=dropout, descriptors=descriptors, epochs=epochs, ensemble=ensemble,
+        blend_catboost=blend_catboost).values()
+    val_fraction = _val_fraction(arch, val_fraction, preset)
     data, entry, gnn_desc = _load_for_training(input, smiles_col, fmt, standardize, arch, descriptors, descriptor_set,
                                                blend_catboost)
     targets = list(target) if target else _default_targets(entry, data)
@@ -349,20 +369,21 @@ def cv(
     integrator: str = IntegratorOpt,
     learnable_dt: bool = LearnableDtOpt,
     readout: str = ReadoutOpt,
-    descriptors: bool = DescriptorsOpt,
+    descriptors: Optional[bool] = DescriptorsOpt,
     descriptor_set: Optional[str] = DescriptorSetOpt,
-    hidden: int = HiddenOpt,
-    dropout: float = DropoutOpt,
+    hidden: Optional[int] = HiddenOpt,
+    dropout: Optional[float] = DropoutOpt,
     heads: int = HeadsOpt,
-    epochs: int = EpochsOpt,
+    epochs: Optional[int] = EpochsOpt,
     batch_size: int = BatchSizeOpt,
     lr: float = LrOpt,
     weight_decay: float = WeightDecayOpt,
     seed: int = SeedOpt,
     val_fraction: Optional[float] = ValFractionOpt,
     patience: int = PatienceOpt,
-    ensemble: int = EnsembleOpt,
-    blend_catboost: float = BlendOpt,
+    ensemble: Optional[int] = EnsembleOpt,
+    blend_catboost: Optional[float] = BlendOpt,
+    preset: str = PresetOpt,
     device: str = DeviceOpt,
     output_dir: Optional[Path] = typer.Option(None, "--output-dir", "-o", help="Write cv_results.json, cv_folds.csv, oof_predictions.csv here."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON on standard output."),
@@ -375,8 +396,11 @@ def cv(
     from scoremol.training_setup import make_configs
 
     resolve_device(device)
+    hidden, dropout, descriptors, epochs, ensemble, blend_catboost = _apply_preset(
+        preset, hidden=hidden, dropout=dropout, descriptors=descriptors, epochs=epochs, ensemble=ensemble,
+        blend_catboost=blend_catboost).values()
     is_catboost = arch == "catboost"
-    val_fraction = _val_fraction(arch, val_fraction)
+    val_fraction = _val_fraction(arch, val_fraction, preset)
     data, entry, gnn_desc = _load_for_training(input, smiles_col, fmt, standardize, arch, descriptors or is_catboost,
                                                descriptor_set, 0.0 if is_catboost else blend_catboost)
     targets = list(target) if target else _default_targets(entry, data)

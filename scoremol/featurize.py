@@ -157,12 +157,45 @@ class GraphArrays:
     edge_attr: np.ndarray  # [2 * num_bonds, BOND_DIM] float32
 
 
-#: Feature rows memoized by the atom/bond properties that determine them. Molecules are
-#: made of a few hundred distinct atom and bond environments, so after warm-up featurizing
-#: is one RDKit call per property plus a dictionary lookup, not numpy work per atom.
-_ATOM_ROWS: dict[tuple, np.ndarray] = {}
-_BOND_ROWS: dict[tuple, np.ndarray] = {}
-_MEMO_LIMIT = 100_000  # cleared when exceeded (isotope masses are the only open-ended key)
+class _RowTable:
+    """Feature rows memoized by the atom/bond properties that determine them.
+
+    Molecules are made of a few hundred distinct atom and bond environments, so after
+    warm-up a molecule's feature matrix is one RDKit call per property, a dictionary lookup
+    per atom and a single numpy gather, not numpy work per atom. Rows live in one array
+    that doubles when full; the table resets past ``limit`` keys (isotope masses are the
+    only open-ended part of a key).
+    """
+
+    def __init__(self, build, width: int, limit: int = 50_000) -> None:
+        self.build, self.width, self.limit = build, width, limit
+        self.index: dict[tuple, int] = {}
+        self.array = np.zeros((256, width), dtype=np.float32)
+
+    def _add(self, key: tuple) -> int:
+        i = len(self.index)
+        if i == len(self.array):
+            self.array = np.concatenate([self.array, np.zeros_like(self.array)])
+        self.array[i] = self.build(key)
+        self.index[key] = i
+        return i
+
+    def gather(self, keys: list[tuple]) -> np.ndarray:
+        """The ``[len(keys), width]`` feature matrix (a fresh array the caller owns)."""
+        if not keys:
+            return np.zeros((0, self.width), dtype=np.float32)
+        get = self.index.get
+        ids = [get(k) for k in keys]
+        if None in ids:  # unseen environments: rare after the first few hundred molecules
+            if len(self.index) + len(keys) > self.limit:
+                self.index.clear()
+            ids = [get(k) for k in keys]
+            for j, key in enumerate(keys):
+                if ids[j] is None:
+                    ids[j] = get(key)
+                    if ids[j] is None:
+                        ids[j] = self._add(key)
+        return self.array[ids]
 
 
 def _atom_row(key: tuple) -> np.ndarray:
@@ -191,19 +224,8 @@ def _bond_row(key: tuple) -> np.ndarray:
     return row
 
 
-def _memo_rows(keys: list[tuple], memo: dict[tuple, np.ndarray], build, width: int) -> np.ndarray:
-    """Stack the memoized feature row of every key (building the unseen ones)."""
-    if not keys:
-        return np.zeros((0, width), dtype=np.float32)
-    if len(memo) > _MEMO_LIMIT:
-        memo.clear()
-    rows = []
-    for key in keys:
-        row = memo.get(key)
-        if row is None:
-            row = memo[key] = build(key)
-        rows.append(row)
-    return np.stack(rows)
+_ATOM_ROWS = _RowTable(_atom_row, ATOM_DIM)
+_BOND_ROWS = _RowTable(_bond_row, BOND_DIM)
 
 
 def atom_features(mol: Chem.Mol) -> np.ndarray:
@@ -216,7 +238,7 @@ def atom_features(mol: Chem.Mol) -> np.ndarray:
             atom.GetHybridization(), atom.GetChiralTag(), atom.GetIsAromatic(), atom.IsInRing(),
             atom.GetMass(),
         ))
-    return _memo_rows(keys, _ATOM_ROWS, _atom_row, ATOM_DIM)
+    return _ATOM_ROWS.gather(keys)
 
 
 def bond_features(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
@@ -228,10 +250,11 @@ def bond_features(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
         bond = mol.GetBondWithIdx(j)
         ends += (bond.GetBeginAtomIdx(), bond.GetEndAtomIdx())
         keys.append((bond.GetBondType(), bond.GetStereo(), bond.GetIsConjugated(), bond.IsInRing()))
-    pairs = np.array(ends, dtype=np.int64).reshape(nb, 2)
     # edge 2j: begin -> end; edge 2j + 1: end -> begin (see the module docstring)
-    edge_index = np.stack([pairs.reshape(-1), pairs[:, ::-1].reshape(-1)])
-    edge_attr = np.repeat(_memo_rows(keys, _BOND_ROWS, _bond_row, BOND_DIM), 2, axis=0)
+    edge_index = np.empty((2, 2 * nb), dtype=np.int64)
+    edge_index[0] = ends
+    edge_index[1].reshape(nb, 2)[:] = edge_index[0].reshape(nb, 2)[:, ::-1]
+    edge_attr = _BOND_ROWS.gather(keys).repeat(2, axis=0)
     return edge_index, edge_attr
 
 

@@ -170,3 +170,20 @@ def test_memoized_rows_are_not_shared_with_callers():
     first.edge_attr[:] = 7.0
     again = F.mol_to_arrays(Chem.MolFromSmiles("CCO"))
     assert again.x.max() <= 1.0 and again.edge_attr.max() == 1.0
+
+
+def test_row_table_stays_correct_when_it_grows_and_resets():
+    built = []
+
+    def build(key):
+        built.append(key)
+        return np.full(3, key[0], dtype=np.float32)
+
+    table = F._RowTable(build, 3, limit=5)
+    table.array = table.array[:2]  # force growth early
+    for start in range(0, 40, 3):
+        keys = [(float(k),) for k in (start, start + 1, start, start + 2)]  # repeats inside one call
+        got = table.gather(keys)
+        np.testing.assert_array_equal(got[:, 0], [k[0] for k in keys])
+        assert len(table.index) <= 5
+    assert table.gather([]).shape == (0, 3)
