@@ -288,7 +288,8 @@ def train(
 ) -> None:
     """Train a model and save it as one self-describing file."""
     from scoremol.checkpoint import save_model
-    from scoremol.train import resolve_device, train_model
+    from scoremol.device import resolve_device
+    from scoremol.train import train_model
     from scoremol.training_setup import make_configs
 
     resolve_device(device)
@@ -392,7 +393,7 @@ def cv(
     import json
 
     from scoremol import cv as cvlib
-    from scoremol.train import resolve_device
+    from scoremol.device import resolve_device
     from scoremol.training_setup import make_configs
 
     resolve_device(device)
@@ -474,7 +475,7 @@ def predict(
     from scoremol.io import atomic_write
     from scoremol.models import bundled_model_path
     from scoremol.predict import predict_stream
-    from scoremol.train import resolve_device
+    from scoremol.device import resolve_device
 
     dev = resolve_device(device)
     if model is None:

@@ -21,6 +21,7 @@ from torch_geometric.data import Data
 
 from scoremol.collate import collate_graphs
 from scoremol.dataset import FeaturizedDataset
+from scoremol.device import resolve_device  # noqa: F401  (re-exported: scoremol.train.resolve_device)
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.scaling import DescriptorScaler, TargetScaler
@@ -59,17 +60,6 @@ class TrainConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def resolve_device(device: str) -> str:
-    """``auto`` picks CUDA when available; asking for CUDA without it is a clear error."""
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ScoremolError("--device cuda requested but no CUDA device is available")
-    if device != "cpu" and not device.startswith("cuda"):
-        raise ScoremolError(f"unknown device {device!r}; use cpu, cuda or auto")
-    return device
 
 
 def _rmse_per_target(pred: np.ndarray, true: np.ndarray) -> np.ndarray:

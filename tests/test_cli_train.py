@@ -51,3 +51,32 @@ def test_train_from_a_features_file_and_bad_options(tmp_path, esol_path):
 def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
     _, err, code = run_cli("train", "esol", "--device", "cuda", "-o", str(tmp_path / "m.pt"))
     assert code == 1 and "no CUDA device is available" in err
+
+
+def test_fast_preset_trains_one_small_graph_only_network(tmp_path, esol_path):
+    small = tmp_path / "small.csv"
+    pd.read_csv(esol_path).head(60).to_csv(small, index=False)
+    model_path = tmp_path / "fast.pt"
+    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--preset", "fast", "--epochs", "2",
+                           "-o", str(model_path))
+    assert code == 0, err
+    model = load_model(model_path)
+    config = model.model_config
+    assert (config.hidden, config.dropout, config.use_descriptors) == (64, 0.0, False)
+    assert len(model.members) == 1 and model.tree is None
+    assert not model.featurizer.descriptors  # prediction computes no RDKit descriptors
+    assert model.members[0].epochs_run == 2  # the explicit --epochs beat the preset's 60
+    assert "no validation split" in err  # fixed schedule on every training molecule
+
+
+def test_explicit_options_override_the_preset_and_unknown_presets_fail(tmp_path, esol_path):
+    small = tmp_path / "small.csv"
+    pd.read_csv(esol_path).head(60).to_csv(small, index=False)
+    model_path = tmp_path / "m.pt"
+    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--preset", "fast", "--epochs", "1",
+                           "--hidden", "32", "--descriptors", "--ensemble", "2", "-o", str(model_path))
+    assert code == 0, err
+    model = load_model(model_path)
+    assert model.model_config.hidden == 32 and model.model_config.use_descriptors and len(model.members) == 2
+    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--preset", "quick", "-o", str(model_path))
+    assert code == 1 and "unknown preset 'quick'" in err and "accurate, fast" in err
