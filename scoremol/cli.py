@@ -456,7 +456,10 @@ def cv(
 @app.command()
 def predict(
     input: str = typer.Argument(..., help="CSV/TSV/SMI/SDF file, or - for standard input."),
-    model: Optional[Path] = typer.Option(None, "--model", "-m", help="Model file (default: the bundled ESOL solubility model)."),
+    model: Optional[Path] = typer.Option(
+        None, "--model", "-m",
+        help="Model file, or a bundled model: esol (the default: accurate ESOL solubility model) or fast (the "
+             "--preset fast ESOL model, several times faster for screening)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write CSV here (default: standard output)."),
     smiles_col: Optional[str] = SmilesCol,
     fmt: Optional[str] = FormatOpt,
@@ -473,14 +476,15 @@ def predict(
     """Predict every input row; output keeps the rows, in order, with predictions appended."""
     from scoremol.checkpoint import load_model
     from scoremol.io import atomic_write
-    from scoremol.models import bundled_model_path
+    from scoremol.models import resolve_model
     from scoremol.predict import predict_stream
     from scoremol.device import resolve_device
 
     dev = resolve_device(device)
-    if model is None:
-        model = bundled_model_path()
-        info(f"using the bundled ESOL solubility model ({model.name}); pass --model to use your own")
+    model, bundled = resolve_model(model)
+    if bundled is not None:
+        info(f"using the bundled {'fast ' if bundled == 'fast' else ''}ESOL solubility model ({model.name})"
+             + ("; pass --model to use your own" if bundled == "esol" else ""))
     trained = load_model(model)
     if network_only:
         trained = trained.without_tree()
