@@ -1,4 +1,4 @@
-"""Fast batching of molecular graphs into one PyG ``Batch``.
+"""Fast batching of molecular graphs into one :class:`GraphBatch`.
 
 ``Batch.from_data_list`` is general (any attribute, any increment rule) and costs tens of
 microseconds per graph in Python, which is more than a small GNN's forward pass on a
@@ -6,14 +6,51 @@ molecule. Our graphs have a fixed schema (x, edge_index, edge_attr, optional y a
 descriptors), so concatenation with offsets is all batching needs: ``collate_arrays`` does
 it vectorized straight from the packed arrays of a featurized chunk (inference) and
 ``collate_graphs`` from a list of ``Data`` (training). Both give the same tensors as
-``Batch.from_data_list`` for the attributes the models read.
+``Batch.from_data_list`` for the attributes the models read. The batch is a small plain
+class rather than a PyG ``Batch`` so that prediction never imports PyTorch Geometric
+(seconds of start-up); every model also accepts a PyG ``Batch``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
 import numpy as np
 import torch
-from torch_geometric.data import Batch, Data
+
+if TYPE_CHECKING:
+    from torch_geometric.data import Data
+
+
+@dataclass
+class GraphBatch:
+    """Molecules concatenated into one disconnected graph, with what the models read.
+
+    ``batch`` maps atoms to molecules, ``ptr`` holds the molecules' first atom (plus the
+    total), ``edge_index`` is global; ``y`` and ``descriptors`` are ``[B, ...]`` or None.
+    """
+
+    x: torch.Tensor
+    edge_index: torch.Tensor
+    edge_attr: torch.Tensor
+    batch: torch.Tensor
+    ptr: torch.Tensor
+    y: torch.Tensor | None = None
+    descriptors: torch.Tensor | None = None
+
+    @property
+    def num_graphs(self) -> int:
+        return self.ptr.numel() - 1
+
+    @property
+    def num_nodes(self) -> int:
+        return self.x.size(0)
+
+    def to(self, device: str | torch.device) -> "GraphBatch":
+        """The same batch with every tensor on ``device``."""
+        moved = {f.name: getattr(self, f.name) for f in fields(self)}
+        return GraphBatch(**{k: None if v is None else v.to(device) for k, v in moved.items()})
 
 
 def _ranges(ptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -28,16 +65,12 @@ def _ranges(ptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _make_batch(x: torch.Tensor, edge_index: torch.Tensor, edge_attr: torch.Tensor, atom_counts: np.ndarray,
-                y: torch.Tensor | None, descriptors: torch.Tensor | None) -> Batch:
+                y: torch.Tensor | None, descriptors: torch.Tensor | None) -> GraphBatch:
     n_graphs = len(atom_counts)
     batch = torch.from_numpy(np.repeat(np.arange(n_graphs, dtype=np.int64), atom_counts))
     ptr = torch.from_numpy(np.concatenate([[0], np.cumsum(atom_counts)]).astype(np.int64))
-    out = Batch(x=x, edge_index=edge_index, edge_attr=edge_attr, batch=batch, ptr=ptr)
-    if y is not None:
-        out.y = y
-    if descriptors is not None:
-        out.descriptors = descriptors
-    return out
+    return GraphBatch(x=x, edge_index=edge_index, edge_attr=edge_attr, batch=batch, ptr=ptr, y=y,
+                      descriptors=descriptors)
 
 
 def collate_arrays(
@@ -48,7 +81,7 @@ def collate_arrays(
     edge_ptr: np.ndarray,
     ids: np.ndarray,
     descriptors: torch.Tensor | None = None,
-) -> Batch:
+) -> GraphBatch:
     """One batch of graphs ``ids`` from packed arrays (``edge_index`` local to each graph)."""
     ids = np.asarray(ids, dtype=np.int64)
     atom_idx, atom_counts = _ranges(atom_ptr, ids)
@@ -65,7 +98,7 @@ def collate_arrays(
     )
 
 
-def collate_graphs(graphs: list[Data]) -> Batch:
+def collate_graphs(graphs: list[Data]) -> GraphBatch:
     """One batch from ``Data`` objects with the scoremol schema (local edge indices)."""
     atom_counts = np.fromiter((g.x.shape[0] for g in graphs), dtype=np.int64, count=len(graphs))
     offsets = np.concatenate([[0], np.cumsum(atom_counts)[:-1]])

@@ -10,18 +10,21 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 import rdkit
 import torch
-from torch_geometric.data import Data
 
 from scoremol.chem import STATUS_OK
 from scoremol.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
 from scoremol.errors import ScoremolError
 from scoremol.featurize import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
 from scoremol.io import MoleculeChunk, atomic_write
+
+if TYPE_CHECKING:
+    from torch_geometric.data import Data
 
 FORMAT_NAME = "scoremol-features"
 FORMAT_VERSION = 1
@@ -101,6 +104,7 @@ class FeaturizedDataset:
 
     def graph(self, i: int) -> Data:
         """The ``Data`` of graph ``i`` (tensors share memory with the data set)."""
+        from torch_geometric.data import Data  # training only: prediction batches without PyG
         a0, a1 = self.atom_ptr[i], self.atom_ptr[i + 1]
         e0, e1 = self.edge_ptr[i], self.edge_ptr[i + 1]
         return Data(

@@ -31,11 +31,14 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 from rdkit import Chem
-from torch_geometric.data import Data
+
+if TYPE_CHECKING:
+    from torch_geometric.data import Data
 
 #: Bump whenever the meaning or order of any feature changes: it invalidates caches.
 FEATURIZER_VERSION = 1
@@ -266,6 +269,7 @@ def mol_to_arrays(mol: Chem.Mol) -> GraphArrays:
 
 def arrays_to_data(g: GraphArrays) -> Data:
     """Wrap numpy graph arrays as a PyG ``Data`` (no copy)."""
+    from torch_geometric.data import Data  # imported on use: prediction never needs PyG
     return Data(
         x=torch.from_numpy(g.x),
         edge_index=torch.from_numpy(g.edge_index),

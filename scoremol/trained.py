@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
-from torch_geometric.data import Batch, Data
 
-from scoremol.collate import collate_arrays, collate_graphs
+from scoremol.collate import GraphBatch, collate_arrays, collate_graphs
 from scoremol.dataset import FeaturizedDataset, FeaturizerSettings
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.scaling import DescriptorScaler, TargetScaler
+
+if TYPE_CHECKING:
+    from torch_geometric.data import Data
 
 
 @dataclass
@@ -151,7 +154,7 @@ class TrainedModel:
         return mean, std
 
     @torch.inference_mode()
-    def predict_batches(self, batches: Iterable[Batch], n_graphs: int, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+    def predict_batches(self, batches: Iterable[GraphBatch], n_graphs: int, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
         """Run every member on each batch (batches cover ``n_graphs`` graphs in order)."""
         modules = self.modules(device)
         n_targets = len(self.target_names)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
@@ -77,3 +79,19 @@ def test_cli_errors_leave_no_output_file(tiny_model, tmp_path):
     bad.write_bytes(b"not a model")
     _, err, code = run_cli("predict", str(tmp_path / "empty.csv"), "--model", str(bad))
     assert code == 1 and "not a readable scoremol model" in err and "Traceback" not in err
+
+
+def test_predicting_with_a_dmpnn_model_does_not_import_torch_geometric():
+    """PyG's import costs seconds per command; DMPNN prediction runs on plain torch."""
+    code = (
+        "import sys\n"
+        "from scoremol.checkpoint import load_model\n"
+        "from scoremol.models import bundled_model_path\n"
+        "from scoremol.predict import iter_predictions\n"
+        "values = list(iter_predictions(load_model(bundled_model_path('fast')), ['CCO', 'c1ccccc1', 'xx']))\n"
+        "assert values[0] > values[1] and values[2] != values[2], values\n"
+        "print(sorted(m for m in sys.modules if m.startswith('torch_geometric')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"

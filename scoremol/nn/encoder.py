@@ -5,12 +5,13 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torch_geometric.utils import scatter
 
 from scoremol.nn.activations import make_activation
-from scoremol.nn.blocks import BLOCKS, DMPNNBlock
+from scoremol.nn.blocks import BLOCKS
+from scoremol.nn.blocks.dmpnn import DMPNNBlock
 from scoremol.nn.config import ModelConfig
 from scoremol.nn.context import GraphContext, graph_index, reverse_edge_index
+from scoremol.nn.scatter import scatter_sum
 
 
 def _check_features(data, config: ModelConfig) -> None:
@@ -74,7 +75,7 @@ class DMPNNEncoder(nn.Module):
         ctx = GraphContext(edge_index, data.edge_attr, batch, data.num_nodes, num_graphs,
                            edge_input=edge_input, rev_index=reverse_edge_index(edge_index))
         h = self.depth(self.act(edge_input), ctx)
-        incoming = scatter(h, dst, dim=0, dim_size=data.num_nodes, reduce="sum")
+        incoming = scatter_sum(h, dst, data.num_nodes)
         atoms = self.act(self.W_o(torch.cat([x, incoming], dim=-1)))
         return F.dropout(atoms, self.config.dropout, self.training)
 

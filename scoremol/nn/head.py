@@ -2,18 +2,40 @@
 
 from __future__ import annotations
 
+import torch.nn.functional as F
 from torch import Tensor, nn
-from torch_geometric.nn import MLP
 
 from scoremol.nn.activations import make_activation
 from scoremol.nn.config import ModelConfig
 
 
+class MLPHead(nn.Module):
+    """``Linear -> act -> dropout`` per hidden layer, then a plain last ``Linear``.
+
+    Computes what PyTorch Geometric's ``MLP(channels, norm=None, dropout=p)`` computes,
+    with the same parameter names (``lins.<i>.weight``/``bias``) and the same seeded
+    initialization (PyG initializes each layer twice: at construction and in its
+    ``reset_parameters``), so models trained with either load into and behave as the other.
+    """
+
+    def __init__(self, channels: list[int], dropout: float, act: nn.Module) -> None:
+        super().__init__()
+        self.lins = nn.ModuleList(nn.Linear(a, b) for a, b in zip(channels[:-1], channels[1:]))
+        self.act = act
+        self.dropout = dropout
+        for lin in self.lins:
+            lin.reset_parameters()
+
+    def forward(self, x: Tensor) -> Tensor:
+        for lin in self.lins[:-1]:
+            x = F.dropout(self.act(lin(x)), self.dropout, self.training)
+        return self.lins[-1](x)
+
+
 def make_head(in_dim: int, config: ModelConfig) -> nn.Module:
     """MLP ``in_dim -> head_hidden... -> n_targets`` (no batch norm, plain last layer)."""
     channels = [in_dim, *config.head_hidden, config.n_targets]
-    return MLP(channels, dropout=config.dropout, act=make_activation(config.activation),
-               norm=None)
+    return MLPHead(channels, config.dropout, make_activation(config.activation))
 
 
 def get_descriptors(data, num_graphs: int, dim: int, like: Tensor) -> Tensor:

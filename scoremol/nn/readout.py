@@ -5,10 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torch_geometric.nn import global_add_pool, global_mean_pool
-from torch_geometric.utils import scatter, softmax
-
 from scoremol.nn.activations import ActivationSpec, make_activation
+from scoremol.nn.scatter import scatter_mean, scatter_sum, segment_softmax
 
 
 class SumReadout(nn.Module):
@@ -19,7 +17,7 @@ class SumReadout(nn.Module):
         super().__init__()
 
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
-        return global_add_pool(h, batch, size=num_graphs)
+        return scatter_sum(h, batch, num_graphs)
 
 
 class MeanReadout(nn.Module):
@@ -30,7 +28,7 @@ class MeanReadout(nn.Module):
         super().__init__()
 
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
-        return global_mean_pool(h, batch, size=num_graphs)
+        return scatter_mean(h, batch, num_graphs)
 
 
 class MolAttFPReadout(nn.Module):
@@ -55,12 +53,12 @@ class MolAttFPReadout(nn.Module):
         self.gru = nn.GRUCell(hidden, hidden)
 
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
-        m = self.act(scatter(h, batch, dim=0, dim_size=num_graphs, reduce="sum"))
+        m = self.act(scatter_sum(h, batch, num_graphs))
         for _ in range(self.steps):
             a = F.leaky_relu(self.align(torch.cat([m.index_select(0, batch), h], dim=-1)))
-            alpha = softmax(a, batch, num_nodes=num_graphs)
+            alpha = segment_softmax(a, batch, num_graphs)
             values = self.attend(F.dropout(h, self.dropout, self.training))
-            c = F.elu(scatter(alpha * values, batch, dim=0, dim_size=num_graphs, reduce="sum"))
+            c = F.elu(scatter_sum(alpha * values, batch, num_graphs))
             m = self.act(self.gru(c, m))
         return m
 
