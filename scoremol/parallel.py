@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
 
@@ -111,13 +111,15 @@ def _pool(workers: int) -> ProcessPoolExecutor:
 
 def iter_featurized(
     chunks: Iterable[MoleculeChunk], settings: FeaturizerSettings, workers: int | None = None,
-    min_rows: int = PARALLEL_MIN_ROWS,
+    min_rows: int = PARALLEL_MIN_ROWS, on_pool_start: Callable[[], None] | None = None,
 ) -> Iterator[tuple[MoleculeChunk, FeaturizedDataset]]:
     """``(chunk, featurized chunk)`` for every chunk, in order.
 
     A pool starts only once more than ``min_rows`` rows have been seen, so a small input
     is featurized in this process; up to ``2 * workers`` chunks are in flight, so the
     consumer (e.g. inference) overlaps with featurization of the next chunks.
+    ``on_pool_start`` is called when the pool starts (the consumer can then stop competing
+    with the workers for cores).
     """
     workers = default_workers() if workers is None else max(1, workers)
     iterator = iter(chunks)
@@ -137,6 +139,8 @@ def iter_featurized(
     pending: deque[tuple[MoleculeChunk, list[Future]]] = deque()
     source = _chain(buffered, iterator)
     pool = _pool(workers)
+    if on_pool_start is not None:
+        on_pool_start()
     try:
         def submit(chunk: MoleculeChunk) -> None:
             parts = [pool.submit(_work, _bare(p), settings) for p in split_chunk(chunk, WORK_ROWS)]

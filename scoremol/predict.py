@@ -14,6 +14,7 @@ from typing import TextIO
 
 import numpy as np
 import pandas as pd
+import torch
 
 from scoremol.chem import STATUS_OK
 from scoremol.dataset import featurize_chunk
@@ -91,10 +92,32 @@ def predict_stream(
     Worker processes featurize the next chunks while this process runs the model on the
     current one (see :mod:`scoremol.parallel`); small inputs stay in one process.
     """
+    chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
+    threads = torch.get_num_threads()
+
+    def share_cores() -> None:
+        # The workers keep every core busy featurizing; several torch threads competing
+        # with them spin at their barriers (measured: scatter_add_ 5x slower) instead of
+        # working, so inference takes one core's share.
+        if device == "cpu":
+            torch.set_num_threads(1)
+
+    try:
+        summary = _write_predictions(model, iter_featurized(chunks, model.featurizer, workers, on_pool_start=share_cores),
+                                     out, batch_size, device, on_chunk)
+    finally:
+        torch.set_num_threads(threads)
+    if summary.rows == 0:
+        raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
+    return summary
+
+
+def _write_predictions(model: TrainedModel, featurized: Iterator, out: TextIO, batch_size: int, device: str,
+                       on_chunk: Callable[[int, int], None] | None) -> PredictSummary:
+    """Predict and write every featurized chunk as CSV; the header goes with the first."""
     summary = PredictSummary()
     columns: list[str] | None = None
-    chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
-    for chunk, data in iter_featurized(chunks, model.featurizer, workers):
+    for chunk, data in featurized:
         frame = chunk_output(model, chunk, data, batch_size, device)
         if columns is None:
             columns = list(frame.columns)
@@ -105,8 +128,6 @@ def predict_stream(
         summary.predicted += int(sum(s == STATUS_OK for s in frame[columns[-2]]))
         if on_chunk is not None:
             on_chunk(summary.rows, summary.predicted)
-    if summary.rows == 0:
-        raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary
 
 
