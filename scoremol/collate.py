@@ -24,6 +24,18 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class Graph:
+    """One molecule's tensors for training: the fields of a PyG ``Data`` the models read
+    (edge indices local to the molecule), without importing PyG."""
+
+    x: torch.Tensor
+    edge_index: torch.Tensor
+    edge_attr: torch.Tensor
+    y: torch.Tensor | None = None
+    descriptors: torch.Tensor | None = None
+
+
+@dataclass
 class GraphBatch:
     """Molecules concatenated into one disconnected graph, with what the models read.
 
@@ -98,8 +110,8 @@ def collate_arrays(
     )
 
 
-def collate_graphs(graphs: list[Data]) -> GraphBatch:
-    """One batch from ``Data`` objects with the scoremol schema (local edge indices)."""
+def collate_graphs(graphs: list[Graph | Data]) -> GraphBatch:
+    """One batch from :class:`Graph` or PyG ``Data`` objects with the scoremol schema."""
     atom_counts = np.fromiter((g.x.shape[0] for g in graphs), dtype=np.int64, count=len(graphs))
     offsets = np.concatenate([[0], np.cumsum(atom_counts)[:-1]])
     edge_index = torch.cat([g.edge_index + int(o) for g, o in zip(graphs, offsets)], dim=1)

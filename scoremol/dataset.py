@@ -102,16 +102,19 @@ class FeaturizedDataset:
     def num_failed(self) -> int:
         return self.num_rows - self.num_graphs
 
-    def graph(self, i: int) -> Data:
-        """The ``Data`` of graph ``i`` (tensors share memory with the data set)."""
-        from torch_geometric.data import Data  # training only: prediction batches without PyG
+    def graph_tensors(self, i: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(x, edge_index, edge_attr)`` of graph ``i`` (sharing memory with the data set)."""
         a0, a1 = self.atom_ptr[i], self.atom_ptr[i + 1]
         e0, e1 = self.edge_ptr[i], self.edge_ptr[i + 1]
-        return Data(
-            x=torch.from_numpy(self.x[a0:a1]),
-            edge_index=torch.from_numpy(self.edge_index[:, e0:e1]),
-            edge_attr=torch.from_numpy(self.edge_attr[e0:e1]),
-        )
+        return (torch.from_numpy(self.x[a0:a1]), torch.from_numpy(self.edge_index[:, e0:e1]),
+                torch.from_numpy(self.edge_attr[e0:e1]))
+
+    def graph(self, i: int) -> Data:
+        """The PyG ``Data`` of graph ``i`` (tensors share memory with the data set)."""
+        from torch_geometric.data import Data  # imported on use: scoremol's own paths avoid PyG
+
+        x, edge_index, edge_attr = self.graph_tensors(i)
+        return Data(x=x, edge_index=edge_index, edge_attr=edge_attr)
 
     def select_descriptors(self, names: tuple[str, ...]) -> "FeaturizedDataset":
         """The same data with only the descriptor columns ``names`` (a subset of its own)."""

@@ -16,10 +16,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
-from sklearn.model_selection import train_test_split
-from torch_geometric.data import Data
 
-from scoremol.collate import collate_graphs
+from scoremol.collate import Graph, collate_graphs
 from scoremol.dataset import FeaturizedDataset
 from scoremol.device import resolve_device  # noqa: F401  (re-exported: scoremol.train.resolve_device)
 from scoremol.errors import ScoremolError
@@ -88,7 +86,7 @@ def _lr_lambda(warmup_steps: int, total_steps: int) -> Callable[[int], float]:
 
 
 @torch.no_grad()
-def _predict_scaled(model: torch.nn.Module, graphs: list[Data], device: str, batch_size: int = 256) -> np.ndarray:
+def _predict_scaled(model: torch.nn.Module, graphs: list[Graph], device: str, batch_size: int = 256) -> np.ndarray:
     model.eval()
     outs = []
     for start in range(0, len(graphs), batch_size):
@@ -98,7 +96,7 @@ def _predict_scaled(model: torch.nn.Module, graphs: list[Data], device: str, bat
 
 
 def fit_member(
-    graphs: list[Data],
+    graphs: list[Graph],
     train_idx: np.ndarray,
     val_idx: np.ndarray,
     model_config: ModelConfig,
@@ -183,7 +181,7 @@ def fit_member(
 
 def build_graphs(
     data: FeaturizedDataset, y: np.ndarray, rows: np.ndarray, descriptor_scaler: DescriptorScaler | None
-) -> list[Data]:
+) -> list[Graph]:
     """Graph objects for ``rows`` (graph indices) with targets and scaled descriptors."""
     graphs = []
     scaled = None
@@ -192,7 +190,7 @@ def build_graphs(
             raise ScoremolError("the model fuses descriptors but the features file has none; featurize with --descriptors")
         scaled = torch.from_numpy(descriptor_scaler.transform(data.descriptors[rows]))
     for k, i in enumerate(rows):
-        g = data.graph(int(i))
+        g = Graph(*data.graph_tensors(int(i)))
         g.y = torch.as_tensor(y[k : k + 1], dtype=torch.float32)
         if scaled is not None:
             g.descriptors = scaled[k : k + 1]
@@ -244,6 +242,8 @@ def train_model(
     for k in range(config.ensemble):
         seed = config.seed + k
         if config.val_fraction > 0 and n_val >= 1 and len(graphs) - n_val >= 1:
+            from sklearn.model_selection import train_test_split  # only when there is a split
+
             train_idx, val_idx = train_test_split(np.arange(len(graphs)), test_size=n_val, random_state=seed)
         else:
             train_idx, val_idx = np.arange(len(graphs)), np.arange(0)
