@@ -61,8 +61,8 @@ class GraphBatch:
 
     def to(self, device: str | torch.device) -> "GraphBatch":
         """The same batch with every tensor on ``device``."""
-        moved = {f.name: getattr(self, f.name) for f in fields(self)}
-        return GraphBatch(**{k: None if v is None else v.to(device) for k, v in moved.items()})
+        return GraphBatch(**{f.name: None if (v := getattr(self, f.name)) is None else v.to(device)
+                             for f in fields(self)})
 
 
 def _ranges(ptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

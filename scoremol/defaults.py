@@ -43,11 +43,6 @@ PRESETS: dict[str, dict] = {
     },
 }
 
-#: The settings a preset may set (the CLI leaves these unset unless given).
-PRESET_KEYS: tuple[str, ...] = ("hidden", "dropout", "descriptors", "epochs", "val_fraction", "ensemble",
-                                "catboost_weight")
-
-
 def preset_settings(name: str) -> dict:
     """DEFAULTS overlaid with preset ``name``; ``ValueError`` names the valid presets."""
     if name not in PRESETS:

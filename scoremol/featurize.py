@@ -187,17 +187,11 @@ class _RowTable:
         """The ``[len(keys), width]`` feature matrix (a fresh array the caller owns)."""
         if not keys:
             return np.zeros((0, self.width), dtype=np.float32)
-        get = self.index.get
-        ids = [get(k) for k in keys]
-        if None in ids:  # unseen environments: rare after the first few hundred molecules
-            if len(self.index) + len(keys) > self.limit:
-                self.index.clear()
-            ids = [get(k) for k in keys]
-            for j, key in enumerate(keys):
-                if ids[j] is None:
-                    ids[j] = get(key)
-                    if ids[j] is None:
-                        ids[j] = self._add(key)
+        index = self.index
+        if len(index) + len(keys) > self.limit:  # make room for this molecule's unseen keys
+            index.clear()
+        # unseen environments are rare after the first few hundred molecules
+        ids = [index[k] if k in index else self._add(k) for k in keys]
         return self.array[ids]
 
 

@@ -12,10 +12,14 @@ import torch
 from torch import Tensor
 
 
+def _column(values: Tensor, like: Tensor) -> Tensor:
+    """``values`` [N] viewed as ``[N, 1, ...]`` to broadcast against ``like`` along dim 0."""
+    return values.view([-1] + [1] * (like.dim() - 1))
+
+
 def _expand(index: Tensor, like: Tensor) -> Tensor:
     """``index`` [N] broadcast to ``like``'s shape along dim 0."""
-    shape = [-1] + [1] * (like.dim() - 1)
-    return index.view(shape).expand_as(like)
+    return _column(index, like).expand_as(like)
 
 
 def scatter_sum(src: Tensor, index: Tensor, dim_size: int) -> Tensor:
@@ -26,7 +30,7 @@ def scatter_sum(src: Tensor, index: Tensor, dim_size: int) -> Tensor:
 def scatter_mean(src: Tensor, index: Tensor, dim_size: int) -> Tensor:
     """Mean per segment along dim 0 (empty segments give zeros)."""
     count = src.new_zeros(dim_size).scatter_add_(0, index, src.new_ones(src.size(0))).clamp(min=1)
-    return scatter_sum(src, index, dim_size) / count.view([-1] + [1] * (src.dim() - 1))
+    return scatter_sum(src, index, dim_size) / _column(count, src)
 
 
 def scatter_max(src: Tensor, index: Tensor, dim_size: int) -> Tensor:
