@@ -37,6 +37,8 @@ import numpy as np
 import torch
 from rdkit import Chem
 
+from scoremol.chem import is_plain_smiles
+
 if TYPE_CHECKING:
     from torch_geometric.data import Data
 
@@ -166,8 +168,9 @@ class _RowTable:
     Molecules are made of a few hundred distinct atom and bond environments, so after
     warm-up a molecule's feature matrix is one RDKit call per property, a dictionary lookup
     per atom and a single numpy gather, not numpy work per atom. Rows live in one array
-    that doubles when full; the table resets past ``limit`` keys (isotope masses are the
-    only open-ended part of a key).
+    that doubles when full; the table resets past ``limit`` keys (isotopes are the only
+    open-ended part of a key). ``build(key, item)`` makes the row of an unseen key from
+    the atom or bond it came from.
     """
 
     def __init__(self, build, width: int, limit: int = 50_000) -> None:
@@ -175,32 +178,35 @@ class _RowTable:
         self.index: dict[tuple, int] = {}
         self.array = np.zeros((256, width), dtype=np.float32)
 
-    def _add(self, key: tuple) -> int:
+    def _add(self, key: tuple, item) -> int:
         i = len(self.index)
         if i == len(self.array):
             self.array = np.concatenate([self.array, np.zeros_like(self.array)])
-        self.array[i] = self.build(key)
+        self.array[i] = self.build(key, item)
         self.index[key] = i
         return i
 
-    def gather(self, keys: list[tuple]) -> np.ndarray:
+    def gather(self, keys: list[tuple], items: list) -> np.ndarray:
         """The ``[len(keys), width]`` feature matrix (a fresh array the caller owns)."""
         if not keys:
             return np.zeros((0, self.width), dtype=np.float32)
         index = self.index
         if len(index) + len(keys) > self.limit:  # make room for this molecule's unseen keys
             index.clear()
-        # unseen environments are rare after the first few hundred molecules
-        ids = [index[k] if k in index else self._add(k) for k in keys]
+        ids = list(map(index.get, keys))  # one hash per key, in C
+        if None in ids:  # unseen environments are rare after the first few hundred molecules
+            for j, key in enumerate(keys):
+                if ids[j] is None:
+                    ids[j] = index[key] if key in index else self._add(key, items[j])
         return self.array[ids]
 
 
-def _atom_row(key: tuple) -> np.ndarray:
-    symbol, degree, charge, total_h, hybridization, chirality, aromatic, in_ring, mass = key
+def _atom_row(key: tuple, atom: Chem.Atom) -> np.ndarray:
+    _, degree, charge, total_h, hybridization, chirality, aromatic, in_ring, _ = key
     row = np.zeros(ATOM_DIM, dtype=np.float32)
     row[[
-        _ELEM.get(symbol, _ELEM_OTHER),
-        _DEG.get(degree, _DEG_OTHER),
+        _ELEM.get(atom.GetSymbol(), _ELEM_OTHER),  # symbol and mass follow from the
+        _DEG.get(degree, _DEG_OTHER),               # key's atomic number and isotope
         _CHG.get(charge, _CHG_OTHER),
         _HS.get(total_h, _HS_OTHER),
         _HYB.get(hybridization, _HYB_OTHER),
@@ -208,11 +214,11 @@ def _atom_row(key: tuple) -> np.ndarray:
     ]] = 1.0
     row[_AROM] = float(aromatic)
     row[_RING] = float(in_ring)
-    row[_MASS] = mass * 0.01
+    row[_MASS] = atom.GetMass() * 0.01
     return row
 
 
-def _bond_row(key: tuple) -> np.ndarray:
+def _bond_row(key: tuple, bond: Chem.Bond) -> np.ndarray:
     bond_type, stereo, conjugated, in_ring = key
     row = np.zeros(BOND_DIM, dtype=np.float32)
     row[[_BT.get(bond_type, _BT_OTHER), _BST.get(stereo, _BST_OTHER)]] = 1.0
@@ -224,41 +230,55 @@ def _bond_row(key: tuple) -> np.ndarray:
 _ATOM_ROWS = _RowTable(_atom_row, ATOM_DIM)
 _BOND_ROWS = _RowTable(_bond_row, BOND_DIM)
 
-
-def atom_features(mol: Chem.Mol) -> np.ndarray:
-    """Atom feature matrix ``[num_atoms, ATOM_DIM]`` (float32)."""
-    keys = []
-    for i in range(mol.GetNumAtoms()):
-        atom = mol.GetAtomWithIdx(i)  # about twice as fast as iterating GetAtoms()
-        keys.append((
-            atom.GetSymbol(), atom.GetDegree(), atom.GetFormalCharge(), atom.GetTotalNumHs(),
-            atom.GetHybridization(), atom.GetChiralTag(), atom.GetIsAromatic(), atom.IsInRing(),
-            atom.GetMass(),
-        ))
-    return _ATOM_ROWS.gather(keys)
+_NO_CHIRALITY = Chem.ChiralType.CHI_UNSPECIFIED
+_NO_STEREO = Chem.BondStereo.STEREONONE
+#: Bond orders RDKit's SMILES parser can produce, by ``GetBondTypeAsDouble`` (no dative
+#: bonds in plain SMILES, so 1.0 is always a single bond).
+_PLAIN_BOND_TYPES = {1.0: Chem.BondType.SINGLE, 1.5: Chem.BondType.AROMATIC,
+                     2.0: Chem.BondType.DOUBLE, 3.0: Chem.BondType.TRIPLE}
 
 
-def bond_features(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray]:
-    """Directed edges and their features: ``([2, 2B] int64, [2B, BOND_DIM] float32)``."""
+def atom_features(mol: Chem.Mol, plain: bool = False) -> np.ndarray:
+    """Atom feature matrix ``[num_atoms, ATOM_DIM]`` (float32).
+
+    ``plain``: the molecule has no chiral tags (see :func:`is_plain_smiles`).
+    """
+    atoms = list(map(mol.GetAtomWithIdx, range(mol.GetNumAtoms())))  # faster than GetAtoms()
+    # the two branches build the same key; plain molecules skip the chirality getter
+    if plain:
+        keys = [(a.GetAtomicNum(), a.GetDegree(), a.GetFormalCharge(), a.GetTotalNumHs(), a.GetHybridization(),
+                 _NO_CHIRALITY, a.GetIsAromatic(), a.IsInRing(), a.GetIsotope()) for a in atoms]
+    else:
+        keys = [(a.GetAtomicNum(), a.GetDegree(), a.GetFormalCharge(), a.GetTotalNumHs(), a.GetHybridization(),
+                 a.GetChiralTag(), a.GetIsAromatic(), a.IsInRing(), a.GetIsotope()) for a in atoms]
+    return _ATOM_ROWS.gather(keys, atoms)
+
+
+def bond_features(mol: Chem.Mol, plain: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Directed edges and their features: ``([2, 2B] int64, [2B, BOND_DIM] float32)``.
+
+    ``plain``: no bond stereo and no dative bonds (see :func:`is_plain_smiles`).
+    """
     nb = mol.GetNumBonds()
-    ends: list[int] = []
-    keys = []
-    for j in range(nb):
-        bond = mol.GetBondWithIdx(j)
-        ends += (bond.GetBeginAtomIdx(), bond.GetEndAtomIdx())
-        keys.append((bond.GetBondType(), bond.GetStereo(), bond.GetIsConjugated(), bond.IsInRing()))
+    bonds = list(map(mol.GetBondWithIdx, range(nb)))
+    if plain:
+        types = _PLAIN_BOND_TYPES.get
+        keys = [(types(b.GetBondTypeAsDouble()) or b.GetBondType(), _NO_STEREO, b.GetIsConjugated(), b.IsInRing())
+                for b in bonds]
+    else:
+        keys = [(b.GetBondType(), b.GetStereo(), b.GetIsConjugated(), b.IsInRing()) for b in bonds]
     # edge 2j: begin -> end; edge 2j + 1: end -> begin (see the module docstring)
     edge_index = np.empty((2, 2 * nb), dtype=np.int64)
-    edge_index[0] = ends
+    edge_index[0] = [i for b in bonds for i in (b.GetBeginAtomIdx(), b.GetEndAtomIdx())]
     edge_index[1].reshape(nb, 2)[:] = edge_index[0].reshape(nb, 2)[:, ::-1]
-    edge_attr = _BOND_ROWS.gather(keys).repeat(2, axis=0)
+    edge_attr = _BOND_ROWS.gather(keys, bonds).repeat(2, axis=0)
     return edge_index, edge_attr
 
 
-def mol_to_arrays(mol: Chem.Mol) -> GraphArrays:
-    """Featurize one RDKit molecule into numpy arrays."""
-    edge_index, edge_attr = bond_features(mol)
-    return GraphArrays(atom_features(mol), edge_index, edge_attr)
+def mol_to_arrays(mol: Chem.Mol, plain: bool = False) -> GraphArrays:
+    """Featurize one RDKit molecule into numpy arrays (``plain``: see :func:`is_plain_smiles`)."""
+    edge_index, edge_attr = bond_features(mol, plain)
+    return GraphArrays(atom_features(mol, plain), edge_index, edge_attr)
 
 
 def arrays_to_data(g: GraphArrays) -> Data:
@@ -271,9 +291,9 @@ def arrays_to_data(g: GraphArrays) -> Data:
     )
 
 
-def mol_to_graph(mol: Chem.Mol) -> Data:
+def mol_to_graph(mol: Chem.Mol, plain: bool = False) -> Data:
     """Featurize one RDKit molecule into a PyG ``Data``."""
-    return arrays_to_data(mol_to_arrays(mol))
+    return arrays_to_data(mol_to_arrays(mol, plain))
 
 
 def smiles_to_graph(smiles: str, standardize: bool = True) -> Data:
@@ -283,4 +303,4 @@ def smiles_to_graph(smiles: str, standardize: bool = True) -> Data:
     parsed = parse_molecule(smiles, standardize=standardize)
     if parsed.mol is None:
         raise ValueError(f"{smiles!r}: {parsed.reason}")
-    return mol_to_graph(parsed.mol)
+    return mol_to_graph(parsed.mol, plain=is_plain_smiles(str(smiles)))

@@ -7,6 +7,7 @@ import pytest
 from rdkit import Chem
 
 from scoremol import featurize as F
+from scoremol.chem import is_plain_smiles, parse_molecule
 from scoremol.featurize import ATOM_DIM, ATOM_FEATURES, ATOM_OFFSETS, BOND_DIM, BOND_OFFSETS, smiles_to_graph
 
 
@@ -156,7 +157,7 @@ def _reference_arrays(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def test_memoized_featurizer_matches_the_reference_layout(smiles):
     mol = Chem.MolFromSmiles(smiles)
     for _ in range(2):  # cold, then served from the memo
-        got = F.mol_to_arrays(mol)
+        got = F.mol_to_arrays(mol, plain=is_plain_smiles(smiles))
         x, edge_index, edge_attr = _reference_arrays(mol)
         assert got.x.dtype == np.float32 and got.edge_attr.dtype == np.float32 and got.edge_index.dtype == np.int64
         np.testing.assert_array_equal(got.x, x)
@@ -175,15 +176,74 @@ def test_memoized_rows_are_not_shared_with_callers():
 def test_row_table_stays_correct_when_it_grows_and_resets():
     built = []
 
-    def build(key):
+    def build(key, item):
         built.append(key)
+        assert item == f"item {key[0]}"  # the row is built from the atom/bond the key came from
         return np.full(3, key[0], dtype=np.float32)
 
     table = F._RowTable(build, 3, limit=5)
     table.array = table.array[:2]  # force growth early
     for start in range(0, 40, 3):
         keys = [(float(k),) for k in (start, start + 1, start, start + 2)]  # repeats inside one call
-        got = table.gather(keys)
+        got = table.gather(keys, [f"item {k[0]}" for k in keys])
         np.testing.assert_array_equal(got[:, 0], [k[0] for k in keys])
         assert len(table.index) <= 5
-    assert table.gather([]).shape == (0, 3)
+    assert table.gather([], []).shape == (0, 3)
+
+
+@pytest.mark.parametrize("smiles, plain", [
+    ("CCO", True), ("c1ccccc1[13CH3]", True), ("[NH4+].[Cl-]", True),
+    ("C[C@H](N)O", False), ("C[C@@H](N)O", False), ("F/C=C/F", False), ("F\\C=C\\F", False),
+    ("[NH3]->[Cu+2]", False), ("[Cu+2]<-[NH3]", False), ("CC=CC |w:1.0|", False),
+])
+def test_plain_smiles_are_those_without_stereo_or_dative_marks(smiles, plain):
+    assert is_plain_smiles(smiles) is plain
+
+
+def test_plain_route_matches_the_full_route_on_every_plain_esol_molecule():
+    """The plain route skips the chirality, bond-stereo and bond-type getters; that is only
+    sound if RDKit never sets them for a SMILES without stereo or dative marks."""
+    import pandas as pd
+
+    from scoremol.datasets import resolve
+
+    checked = 0
+    for smiles in pd.read_csv(resolve("esol"))["smiles"].astype(str):
+        mol = parse_molecule(smiles).mol
+        if mol is None or not is_plain_smiles(smiles):
+            continue
+        fast, full = F.mol_to_arrays(mol, plain=True), F.mol_to_arrays(mol, plain=False)
+        np.testing.assert_array_equal(fast.x, full.x, err_msg=smiles)
+        np.testing.assert_array_equal(fast.edge_index, full.edge_index, err_msg=smiles)
+        np.testing.assert_array_equal(fast.edge_attr, full.edge_attr, err_msg=smiles)
+        checked += 1
+    assert checked > 900
+
+
+def test_stereo_from_sdf_records_is_kept():
+    """SDF records take the full route: their stereo comes from coordinates, not marks."""
+    import pandas as pd
+
+    from scoremol.dataset import FeaturizerSettings, featurize_chunk
+    from scoremol.io import MoleculeChunk
+
+    mol = Chem.MolFromSmiles("C[C@H](N)O")
+    chunk = MoleculeChunk(pd.DataFrame(index=range(1)), ["CC(N)O"], 0, mols=[mol], errors=[""])
+    data = featurize_chunk(chunk, FeaturizerSettings())
+    chirality = block(data.x, "chirality")
+    assert chirality[:, 1:3].sum() == 1.0  # one CW/CCW centre survives
+
+
+def test_featurizing_chunks_keeps_stereo_of_smiles_with_marks():
+    import pandas as pd
+
+    from scoremol.dataset import FeaturizerSettings, featurize_chunk
+    from scoremol.io import MoleculeChunk
+
+    smiles = ["C[C@H](N)O", "C[C@@H](N)O", "F/C=C/F", "F/C=C\\F"]
+    data = featurize_chunk(MoleculeChunk(pd.DataFrame({"smiles": smiles}), smiles, 0), FeaturizerSettings())
+    for i in (0, 1):  # the two enantiomers
+        chirality = block(data.x[data.atom_ptr[i]:data.atom_ptr[i + 1]], "chirality")
+        assert chirality[:, 1:3].sum() == 1.0
+    stereo = block(data.edge_attr, "stereo", BOND_OFFSETS, F.BOND_FEATURES)
+    assert stereo[:, 0].sum() < len(stereo)  # E and Z survive, not all STEREONONE
