@@ -463,7 +463,8 @@ def predict(
     output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write CSV here (default: standard output)."),
     smiles_col: Optional[str] = SmilesCol,
     fmt: Optional[str] = FormatOpt,
-    batch_size: int = typer.Option(256, "--batch-size"),
+    batch_size: Optional[int] = typer.Option(
+        None, "--batch-size", min=1, help="Molecules per inference batch (default: 128 on a CPU, 256 on a GPU)."),
     chunk_size: int = typer.Option(2000, "--chunk-size", help="Rows read, predicted and written at a time."),
     device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto."),
     progress: bool = typer.Option(False, "--progress", help="Show progress even when stderr is not a terminal."),

@@ -71,7 +71,9 @@ class DMPNNEncoder(nn.Module):
         batch, num_graphs = graph_index(data)
         x, edge_index = data.x, data.edge_index
         src, dst = edge_index
-        edge_input = self.W_i(torch.cat([x.index_select(0, src), data.edge_attr], dim=-1))
+        # W_i [x_src ; e] = (W_x x)[src] + W_e e: the atom half runs once per atom, not per edge
+        w_atom, w_bond = self.W_i.weight.split([self.config.atom_dim, self.config.bond_dim], dim=1)
+        edge_input = torch.addmm(F.linear(x, w_atom).index_select(0, src), data.edge_attr, w_bond.t())
         ctx = GraphContext(edge_index, data.edge_attr, batch, data.num_nodes, num_graphs,
                            edge_input=edge_input, rev_index=reverse_edge_index(edge_index))
         h = self.depth(self.act(edge_input), ctx)

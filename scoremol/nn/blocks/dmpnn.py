@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 from scoremol.nn.context import GraphContext
@@ -38,4 +39,4 @@ class DMPNNBlock(nn.Module):
             raise ValueError("DMPNNBlock needs ctx.edge_input and ctx.rev_index "
                              "(build it through DMPNNEncoder)")
         m = F.dropout(dmpnn_message(h, ctx), self.dropout, self.training)
-        return ctx.edge_input + self.W_h(m)
+        return torch.addmm(ctx.edge_input, m, self.W_h.weight.t())  # h0 + W_h m in one pass
