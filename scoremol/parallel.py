@@ -1,4 +1,4 @@
-"""Featurization on every core, in input order.
+"""Work on every core, chunk by chunk, in input order.
 
 RDKit parsing and graph building are pure Python/C++ per molecule and hold the GIL, so
 the only way to use more than one core is more than one process. Work goes out in chunks
@@ -6,9 +6,10 @@ the only way to use more than one core is more than one process. Work goes out i
 are in flight, so memory stays bounded on screening-size inputs. Small inputs never start
 a pool: starting workers costs more than featurizing a few thousand molecules.
 
-Workers receive only what featurization needs (SMILES or parsed SDF records) and send
-back packed arrays; the caller re-attaches the row table, so output is identical to
-single-process featurization.
+What a worker does is a :class:`ChunkJob`: featurization (send back packed arrays), or
+for prediction on a CPU, featurization and inference (send back predictions). Workers
+receive only what the job needs (SMILES or parsed SDF records); the caller re-attaches
+the user's columns, so output is identical to doing the work in one process.
 """
 
 from __future__ import annotations
@@ -19,13 +20,18 @@ import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Generic, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from scoremol.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
 from scoremol.io import MoleculeChunk
+
+Part = TypeVar("Part")
+Result = TypeVar("Result")
 
 #: Inputs with fewer rows than this are featurized in the calling process.
 PARALLEL_MIN_ROWS = 4000
@@ -52,10 +58,6 @@ def _bare(chunk: MoleculeChunk) -> MoleculeChunk:
     """The chunk without its user columns: all a worker needs, cheap to send."""
     return MoleculeChunk(pd.DataFrame(index=range(len(chunk))), chunk.smiles, chunk.start, chunk.smiles_col,
                          chunk.mols, chunk.errors)
-
-
-def _work(chunk: MoleculeChunk, settings: FeaturizerSettings) -> FeaturizedDataset:
-    return featurize_chunk(chunk, settings)
 
 
 def split_chunk(chunk: MoleculeChunk, rows: int) -> list[MoleculeChunk]:
@@ -96,30 +98,48 @@ def concat_datasets(parts: list[FeaturizedDataset], table: pd.DataFrame) -> Feat
     )
 
 
-def _ignore_interrupts() -> None:
+@dataclass(frozen=True)
+class ChunkJob(Generic[Part, Result]):
+    """What to do to every chunk, in this process or in worker processes.
+
+    ``local(chunk)`` runs in this process (small inputs). In a pool, each worker runs
+    ``initializer(*initargs)`` once, then ``remote(part)`` on slices of at most
+    ``WORK_ROWS`` rows (stripped of user columns); ``combine(parts, chunk)`` joins a
+    chunk's part results into what ``local`` would have returned. ``remote`` and
+    ``initializer`` must be picklable (module-level functions, or partials of them).
+    """
+
+    local: Callable[[MoleculeChunk], Result]
+    remote: Callable[[MoleculeChunk], Part]
+    combine: Callable[[list[Part], MoleculeChunk], Result]
+    initializer: Callable[..., None] | None = None
+    initargs: tuple = ()
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
     """Workers leave Ctrl-C to the parent, which stops the pool and reports once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)
 
 
-def _pool(workers: int) -> ProcessPoolExecutor:
-    # fork: workers start in milliseconds and run only RDKit/numpy code (no torch ops),
-    # the same trade-off torch's own DataLoader makes on Linux.
+def _pool(workers: int, job: ChunkJob) -> ProcessPoolExecutor:
+    # fork: workers start in milliseconds and inherit the parent's imports and objects
+    # (initargs are not pickled), the same trade-off torch's own DataLoader makes on Linux.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_ignore_interrupts)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
+                               initargs=(job.initializer, job.initargs))
 
 
-def iter_featurized(
-    chunks: Iterable[MoleculeChunk], settings: FeaturizerSettings, workers: int | None = None,
-    min_rows: int = PARALLEL_MIN_ROWS, on_pool_start: Callable[[], None] | None = None,
-) -> Iterator[tuple[MoleculeChunk, FeaturizedDataset]]:
-    """``(chunk, featurized chunk)`` for every chunk, in order.
+def iter_chunk_results(
+    chunks: Iterable[MoleculeChunk], job: ChunkJob, workers: int | None = None, min_rows: int = PARALLEL_MIN_ROWS,
+) -> Iterator[tuple[MoleculeChunk, object]]:
+    """``(chunk, result of job on it)`` for every chunk, in order.
 
     A pool starts only once more than ``min_rows`` rows have been seen, so a small input
-    is featurized in this process; up to ``2 * workers`` chunks are in flight, so the
-    consumer (e.g. inference) overlaps with featurization of the next chunks.
-    ``on_pool_start`` is called when the pool starts (the consumer can then stop competing
-    with the workers for cores).
+    is processed in this process; up to ``2 * workers`` chunks are in flight, so the
+    consumer (e.g. writing output) overlaps with the work on the next chunks.
     """
     workers = default_workers() if workers is None else max(1, workers)
     iterator = iter(chunks)
@@ -131,20 +151,15 @@ def iter_featurized(
         if workers > 1 and seen > min_rows:
             break
     else:  # the whole input fits under the threshold, or one worker: no pool
-        for chunk in buffered:
-            yield chunk, featurize_chunk(chunk, settings)
-        for chunk in iterator:
-            yield chunk, featurize_chunk(chunk, settings)
+        for chunk in _chain(buffered, iterator):
+            yield chunk, job.local(chunk)
         return
     pending: deque[tuple[MoleculeChunk, list[Future]]] = deque()
     source = _chain(buffered, iterator)
-    pool = _pool(workers)
-    if on_pool_start is not None:
-        on_pool_start()
+    pool = _pool(workers, job)
     try:
         def submit(chunk: MoleculeChunk) -> None:
-            parts = [pool.submit(_work, _bare(p), settings) for p in split_chunk(chunk, WORK_ROWS)]
-            pending.append((chunk, parts))
+            pending.append((chunk, [pool.submit(job.remote, _bare(p)) for p in split_chunk(chunk, WORK_ROWS)]))
 
         for chunk in source:
             submit(chunk)
@@ -152,11 +167,11 @@ def iter_featurized(
                 break
         for chunk in source:
             done, parts = pending.popleft()
-            yield done, concat_datasets([f.result() for f in parts], done.frame)
+            yield done, job.combine([f.result() for f in parts], done)
             submit(chunk)
         while pending:
             done, parts = pending.popleft()
-            yield done, concat_datasets([f.result() for f in parts], done.frame)
+            yield done, job.combine([f.result() for f in parts], done)
     finally:  # also on an interrupt or when the consumer stops early (`| head`)
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -164,6 +179,20 @@ def iter_featurized(
 def _chain(first: list[MoleculeChunk], rest: Iterator[MoleculeChunk]) -> Iterator[MoleculeChunk]:
     yield from first
     yield from rest
+
+
+def featurization_job(settings: FeaturizerSettings) -> ChunkJob:
+    """Featurize every chunk (results: :class:`FeaturizedDataset` over the chunk's rows)."""
+    work = partial(featurize_chunk, settings=settings)
+    return ChunkJob(local=work, remote=work, combine=lambda parts, chunk: concat_datasets(parts, chunk.frame))
+
+
+def iter_featurized(
+    chunks: Iterable[MoleculeChunk], settings: FeaturizerSettings, workers: int | None = None,
+    min_rows: int = PARALLEL_MIN_ROWS,
+) -> Iterator[tuple[MoleculeChunk, FeaturizedDataset]]:
+    """``(chunk, featurized chunk)`` for every chunk, in order (see :func:`iter_chunk_results`)."""
+    return iter_chunk_results(chunks, featurization_job(settings), workers, min_rows)
 
 
 def featurize_all(chunk: MoleculeChunk, settings: FeaturizerSettings, workers: int | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import TextIO
 
 import numpy as np
@@ -20,7 +21,7 @@ from scoremol.chem import STATUS_OK
 from scoremol.dataset import featurize_chunk
 from scoremol.errors import ScoremolError
 from scoremol.io import MoleculeChunk, iter_chunks
-from scoremol.parallel import iter_featurized
+from scoremol.parallel import ChunkJob, featurization_job, iter_chunk_results
 from scoremol.trained import TrainedModel
 
 
@@ -56,29 +57,93 @@ def default_batch_size(device: str) -> int:
     return 128 if str(device) == "cpu" else 256
 
 
+@dataclass
+class ChunkPrediction:
+    """Predictions for consecutive input rows: per-row status and reason, and the mean and
+    spread ``[G, T]`` of the ``G`` rows that have a graph (``graph_row`` says which)."""
+
+    status: list[str]
+    reason: list[str]
+    graph_row: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+
+    @staticmethod
+    def concat(parts: list[ChunkPrediction]) -> ChunkPrediction:
+        """Join the predictions of consecutive slices (as :func:`split_chunk` cuts them)."""
+        if len(parts) == 1:
+            return parts[0]
+        offsets = np.cumsum([0] + [len(p.status) for p in parts[:-1]])
+        return ChunkPrediction(
+            status=[s for p in parts for s in p.status],
+            reason=[r for p in parts for r in p.reason],
+            graph_row=np.concatenate([p.graph_row + o for p, o in zip(parts, offsets)]).astype(np.int64),
+            mean=np.concatenate([p.mean for p in parts]),
+            std=np.concatenate([p.std for p in parts]),
+        )
+
+
+def predict_part(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> ChunkPrediction:
+    """Featurize and predict the rows of ``chunk``."""
+    data = featurize_chunk(chunk, model.featurizer)
+    mean, std = model.predict_features(data, batch_size=batch_size, device=device)
+    return ChunkPrediction(data.status, data.reason, data.graph_row, mean, std)
+
+
 def predict_chunk(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> pd.DataFrame:
     """The output rows for one input chunk (same length and order)."""
-    data = featurize_chunk(chunk, model.featurizer)
-    return chunk_output(model, chunk, data, batch_size, device)
+    return chunk_output(model, chunk, predict_part(model, chunk, batch_size, device))
 
 
-def chunk_output(model: TrainedModel, chunk: MoleculeChunk, data, batch_size: int = 256, device: str = "cpu") -> pd.DataFrame:
-    """Predict the featurized ``data`` of ``chunk`` and lay out its output rows."""
-    mean, std = model.predict_features(data, batch_size=batch_size, device=device)
+def chunk_output(model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction) -> pd.DataFrame:
+    """The input rows of ``chunk`` with their prediction, spread, status and reason columns."""
     out = chunk.frame.copy()
     preds, stds, status_col, reason_col = output_columns(model, list(chunk.frame.columns))
     n = len(chunk)
-    for t, name in enumerate(preds):
-        column = np.full(n, np.nan)
-        column[data.graph_row] = mean[:, t]
-        out[name] = column
-    for t, name in enumerate(stds):
-        column = np.full(n, np.nan)
-        column[data.graph_row] = std[:, t]
-        out[name] = column
-    out[status_col] = data.status
-    out[reason_col] = data.reason
+    for values, names in ((prediction.mean, preds), (prediction.std, stds)):
+        for t, name in enumerate(names):
+            column = np.full(n, np.nan)
+            column[prediction.graph_row] = values[:, t]
+            out[name] = column
+    out[status_col] = prediction.status
+    out[reason_col] = prediction.reason
     return out
+
+
+#: The model a prediction worker process serves, set once when the worker starts.
+_WORKER: dict = {}
+
+
+def _start_prediction_worker(model: TrainedModel, batch_size: int) -> None:
+    torch.set_num_threads(1)  # one worker per core; more threads would only compete
+    _WORKER.update(model=model, batch_size=batch_size)
+
+
+def _predict_in_worker(chunk: MoleculeChunk) -> ChunkPrediction:
+    return predict_part(_WORKER["model"], chunk, _WORKER["batch_size"])
+
+
+def prediction_job(model: TrainedModel, batch_size: int, device: str) -> ChunkJob:
+    """How to predict each chunk.
+
+    On a CPU every worker featurizes *and* predicts its slices, and only predictions
+    travel back (measured about 17% faster on two cores than featurizing in workers and
+    predicting here: no feature arrays to ship, no third process competing for the
+    cores). A GPU cannot be shared with forked workers, so there workers featurize and
+    this process predicts.
+    """
+    local = partial(predict_part, model, batch_size=batch_size, device=device)
+    if str(device) == "cpu":
+        return ChunkJob(local=local, remote=_predict_in_worker, combine=lambda parts, _: ChunkPrediction.concat(parts),
+                        initializer=_start_prediction_worker, initargs=(model, batch_size))
+    features = featurization_job(model.featurizer)
+
+    def predict_features(parts: list, chunk: MoleculeChunk) -> ChunkPrediction:
+        data = features.combine(parts, chunk)
+        mean, std = model.predict_features(data, batch_size=batch_size, device=device)
+        return ChunkPrediction(data.status, data.reason, data.graph_row, mean, std)
+
+    return ChunkJob(local=local, remote=features.remote, combine=predict_features)
 
 
 def predict_stream(
@@ -95,45 +160,33 @@ def predict_stream(
 ) -> PredictSummary:
     """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk.
 
-    Worker processes featurize the next chunks while this process runs the model on the
-    current one (see :mod:`scoremol.parallel`); small inputs stay in one process.
-    ``batch_size`` defaults to :func:`default_batch_size`.
+    Worker processes work on the next chunks while this process writes the current one
+    (see :func:`prediction_job`); small inputs stay in one process. ``batch_size``
+    defaults to :func:`default_batch_size`.
     """
     batch_size = batch_size or default_batch_size(device)
     chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
-    threads = torch.get_num_threads()
-
-    def share_cores() -> None:
-        # The workers keep every core busy featurizing; several torch threads competing
-        # with them spin at their barriers (measured: scatter_add_ 5x slower) instead of
-        # working, so inference takes one core's share.
-        if device == "cpu":
-            torch.set_num_threads(1)
-
-    try:
-        summary = _write_predictions(model, iter_featurized(chunks, model.featurizer, workers, on_pool_start=share_cores),
-                                     out, batch_size, device, on_chunk)
-    finally:
-        torch.set_num_threads(threads)
+    results = iter_chunk_results(chunks, prediction_job(model, batch_size, device), workers)
+    summary = _write_predictions(model, results, out, on_chunk)
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary
 
 
-def _write_predictions(model: TrainedModel, featurized: Iterator, out: TextIO, batch_size: int, device: str,
+def _write_predictions(model: TrainedModel, results: Iterator[tuple[MoleculeChunk, ChunkPrediction]], out: TextIO,
                        on_chunk: Callable[[int, int], None] | None) -> PredictSummary:
-    """Predict and write every featurized chunk as CSV; the header goes with the first."""
+    """Write every predicted chunk as CSV; the header goes with the first."""
     summary = PredictSummary()
     columns: list[str] | None = None
-    for chunk, data in featurized:
-        frame = chunk_output(model, chunk, data, batch_size, device)
+    for chunk, prediction in results:
+        frame = chunk_output(model, chunk, prediction)
         if columns is None:
             columns = list(frame.columns)
         else:
             frame = frame.reindex(columns=columns, fill_value="")  # SDF records may vary
         frame.to_csv(out, header=summary.rows == 0, index=False, float_format="%.6g", lineterminator="\n")
         summary.rows += len(frame)
-        summary.predicted += int(sum(s == STATUS_OK for s in frame[columns[-2]]))
+        summary.predicted += sum(s == STATUS_OK for s in prediction.status)
         if on_chunk is not None:
             on_chunk(summary.rows, summary.predicted)
     return summary
