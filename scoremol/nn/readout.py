@@ -54,11 +54,17 @@ class MolAttFPReadout(nn.Module):
 
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
         m = self.act(scatter_sum(h, batch, num_graphs))
+        # w^T [m ; h_v] + b = (w_m^T m)[mol of v] + (w_h^T h_v + b): the atom half does not
+        # change between steps, so it is computed once, and no [N, 2H] concatenation is built.
+        w_m, w_h = self.align.weight.split(h.size(-1), dim=1)
+        atom_score = F.linear(h, w_h, self.align.bias)
+        fresh_dropout = self.training and self.dropout > 0  # a new mask every step
+        values = None if fresh_dropout else self.attend(h)
         for _ in range(self.steps):
-            a = F.leaky_relu(self.align(torch.cat([m.index_select(0, batch), h], dim=-1)))
+            a = F.leaky_relu(F.linear(m, w_m).index_select(0, batch) + atom_score)
             alpha = segment_softmax(a, batch, num_graphs)
-            values = self.attend(F.dropout(h, self.dropout, self.training))
-            c = F.elu(scatter_sum(alpha * values, batch, num_graphs))
+            step_values = self.attend(F.dropout(h, self.dropout, True)) if fresh_dropout else values
+            c = F.elu(scatter_sum(alpha * step_values, batch, num_graphs))
             m = self.act(self.gru(c, m))
         return m
 
