@@ -237,9 +237,7 @@ _NO_STEREO = Chem.BondStereo.STEREONONE
 #: bonds in plain SMILES, so 1.0 is always a single bond).
 _PLAIN_BOND_TYPES = {1.0: Chem.BondType.SINGLE, 1.5: Chem.BondType.AROMATIC,
                      2.0: Chem.BondType.DOUBLE, 3.0: Chem.BondType.TRIPLE}
-
-
-_A, _B = Chem.Atom, Chem.Bond
+_A, _B = Chem.Atom, Chem.Bond  # unbound getters, mapped over a molecule's atoms and bonds
 
 
 def atom_features(mol: Chem.Mol, plain: bool = False) -> np.ndarray:

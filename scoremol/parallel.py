@@ -72,11 +72,16 @@ def split_chunk(chunk: MoleculeChunk, rows: int) -> list[MoleculeChunk]:
     return out
 
 
+def concat_row_indices(indices: list[np.ndarray], row_counts: list[int]) -> np.ndarray:
+    """Row indices of consecutive slices (each local to its slice) as indices into the whole."""
+    offsets = np.cumsum([0] + row_counts[:-1])
+    return np.concatenate([i + o for i, o in zip(indices, offsets)]).astype(np.int64)
+
+
 def concat_datasets(parts: list[FeaturizedDataset], table: pd.DataFrame) -> FeaturizedDataset:
     """Join featurized consecutive slices back into one data set over ``table``'s rows."""
     if len(parts) == 1:
         return replace(parts[0], table=table)
-    row_offsets = np.cumsum([0] + [p.num_rows for p in parts[:-1]])
     atom_offsets = np.cumsum([0] + [int(p.atom_ptr[-1]) for p in parts[:-1]])
     edge_offsets = np.cumsum([0] + [int(p.edge_ptr[-1]) for p in parts[:-1]])
     descriptors = None
@@ -88,7 +93,7 @@ def concat_datasets(parts: list[FeaturizedDataset], table: pd.DataFrame) -> Feat
         status=[s for p in parts for s in p.status],
         reason=[r for p in parts for r in p.reason],
         settings=parts[0].settings,
-        graph_row=np.concatenate([p.graph_row + o for p, o in zip(parts, row_offsets)]).astype(np.int64),
+        graph_row=concat_row_indices([p.graph_row for p in parts], [p.num_rows for p in parts]),
         x=np.concatenate([p.x for p in parts]),
         edge_index=np.concatenate([p.edge_index for p in parts], axis=1),
         edge_attr=np.concatenate([p.edge_attr for p in parts]),

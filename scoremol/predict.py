@@ -18,10 +18,10 @@ import pandas as pd
 import torch
 
 from scoremol.chem import STATUS_OK
-from scoremol.dataset import featurize_chunk
+from scoremol.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.errors import ScoremolError
 from scoremol.io import MoleculeChunk, iter_chunks
-from scoremol.parallel import ChunkJob, featurization_job, iter_chunk_results
+from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
 from scoremol.trained import TrainedModel
 
 
@@ -73,21 +73,24 @@ class ChunkPrediction:
         """Join the predictions of consecutive slices (as :func:`split_chunk` cuts them)."""
         if len(parts) == 1:
             return parts[0]
-        offsets = np.cumsum([0] + [len(p.status) for p in parts[:-1]])
         return ChunkPrediction(
             status=[s for p in parts for s in p.status],
             reason=[r for p in parts for r in p.reason],
-            graph_row=np.concatenate([p.graph_row + o for p, o in zip(parts, offsets)]).astype(np.int64),
+            graph_row=concat_row_indices([p.graph_row for p in parts], [len(p.status) for p in parts]),
             mean=np.concatenate([p.mean for p in parts]),
             std=np.concatenate([p.std for p in parts]),
         )
 
 
-def predict_part(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> ChunkPrediction:
-    """Featurize and predict the rows of ``chunk``."""
-    data = featurize_chunk(chunk, model.featurizer)
+def predict_data(model: TrainedModel, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu") -> ChunkPrediction:
+    """Predict the graphs of featurized rows."""
     mean, std = model.predict_features(data, batch_size=batch_size, device=device)
     return ChunkPrediction(data.status, data.reason, data.graph_row, mean, std)
+
+
+def predict_part(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> ChunkPrediction:
+    """Featurize and predict the rows of ``chunk``."""
+    return predict_data(model, featurize_chunk(chunk, model.featurizer), batch_size, device)
 
 
 def predict_chunk(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> pd.DataFrame:
@@ -137,13 +140,8 @@ def prediction_job(model: TrainedModel, batch_size: int, device: str) -> ChunkJo
         return ChunkJob(local=local, remote=_predict_in_worker, combine=lambda parts, _: ChunkPrediction.concat(parts),
                         initializer=_start_prediction_worker, initargs=(model, batch_size))
     features = featurization_job(model.featurizer)
-
-    def predict_features(parts: list, chunk: MoleculeChunk) -> ChunkPrediction:
-        data = features.combine(parts, chunk)
-        mean, std = model.predict_features(data, batch_size=batch_size, device=device)
-        return ChunkPrediction(data.status, data.reason, data.graph_row, mean, std)
-
-    return ChunkJob(local=local, remote=features.remote, combine=predict_features)
+    return ChunkJob(local=local, remote=features.remote,
+                    combine=lambda parts, chunk: predict_data(model, features.combine(parts, chunk), batch_size, device))
 
 
 def predict_stream(
