@@ -26,12 +26,30 @@ PARSE_RULES_VERSION = 2
 
 
 @dataclass(frozen=True)
+class KnownTraits:
+    """Facts about a parsed molecule that hold for every one of its atoms and bonds, learnt
+    from its SMILES text or from a check that already ran, so featurization can skip the
+    RDKit getters that would only confirm them (each Python call into RDKit costs about
+    0.25 us for an integer and 1 us for an enum, per atom or bond).
+    """
+
+    no_stereo: bool = False  # no chiral tags, no bond stereo, no dative bonds
+    no_isotopes: bool = False  # every isotope is 0
+    no_charges: bool = False  # every formal charge is 0
+
+
+#: Nothing known: featurization asks RDKit for everything (e.g. SDF records).
+NOTHING_KNOWN = KnownTraits()
+
+
+@dataclass(frozen=True)
 class ParsedMolecule:
     """A parsed molecule (``mol`` is None when it failed) and what happened to it."""
 
     mol: Chem.Mol | None
     status: str
     reason: str = ""
+    known: KnownTraits = NOTHING_KNOWN
 
 
 @lru_cache(maxsize=1)
@@ -51,18 +69,28 @@ def _charged_atom() -> Chem.Mol:
 
 def standardize_mol(mol: Chem.Mol) -> tuple[Chem.Mol, str]:
     """Largest organic fragment + neutralization; returns the molecule and a note."""
+    mol, note, _ = _standardize(mol)
+    return mol, note
+
+
+def _standardize(mol: Chem.Mol, one_fragment: bool = False) -> tuple[Chem.Mol, str, bool]:
+    """:func:`standardize_mol`, plus whether the result has no charged atom at all.
+
+    ``one_fragment``: the caller knows ``mol`` is connected (skips fragment perception).
+    """
     notes = []
-    n_frags = len(Chem.GetMolFrags(mol))
+    n_frags = 1 if one_fragment else len(Chem.GetMolFrags(mol))
     if n_frags > 1:
         mol = _fragment_chooser().choose(mol)
         notes.append(f"kept largest of {n_frags} fragments")
-    if mol.HasSubstructMatch(_charged_atom()):  # ~10x cheaper than looping over atoms in Python
+    neutral = not mol.HasSubstructMatch(_charged_atom())  # ~10x cheaper than looping over atoms
+    if not neutral:
         before = Chem.GetFormalCharge(mol), sum(1 for a in mol.GetAtoms() if a.GetFormalCharge())
         mol = _uncharger().uncharge(mol)
         after = Chem.GetFormalCharge(mol), sum(1 for a in mol.GetAtoms() if a.GetFormalCharge())
         if after != before:
             notes.append("neutralized")
-    return mol, "; ".join(notes)
+    return mol, "; ".join(notes), neutral
 
 
 #: Characters through which a SMILES string can set a chiral tag (``@``), bond stereo
@@ -81,6 +109,11 @@ def is_plain_smiles(smiles: str) -> bool:
     return _STEREO_OR_DATIVE_MARKS.isdisjoint(smiles)
 
 
+@lru_cache(maxsize=None)
+def _known_traits(no_stereo: bool, no_isotopes: bool, no_charges: bool) -> KnownTraits:
+    return KnownTraits(no_stereo, no_isotopes, no_charges)  # eight shared instances
+
+
 def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
     """Parse one SMILES string; never raises."""
     text = "" if smiles is None else str(smiles).strip()
@@ -92,7 +125,7 @@ def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
         return ParsedMolecule(None, STATUS_INVALID, f"RDKit error: {exc}".splitlines()[0])
     if mol is None:
         return ParsedMolecule(None, STATUS_INVALID, "invalid SMILES (RDKit could not parse it)")
-    return finish_molecule(mol, standardize)
+    return finish_molecule(mol, standardize, smiles=text)
 
 
 #: Elements of typical organic, drug-like training data (ESOL, FreeSolv, Lipophilicity).
@@ -109,14 +142,15 @@ def _dummy_atom() -> Chem.Mol:
     return Chem.MolFromSmarts("[#0]")
 
 
-def domain_check(mol: Chem.Mol) -> tuple[str, str]:
+def domain_check(mol: Chem.Mol, organic_only: bool = False) -> tuple[str, str]:
     """``(status, note)`` for what a property model can say about ``mol``.
 
     Wildcard atoms (``*``: polymer repeat units, R-groups) have no chemistry to predict
     from, so they are invalid. Metals and other unusual elements are predicted but flagged:
     the shipped data sets contain almost none, so the prediction is an extrapolation.
+    ``organic_only``: the caller knows every atom is an organic element (no query needed).
     """
-    if not mol.HasSubstructMatch(_unusual_element()):  # one query in the common case ('*' is unusual too)
+    if organic_only or not mol.HasSubstructMatch(_unusual_element()):  # one query in the common case ('*' is unusual too)
         return STATUS_OK, ""
     if mol.HasSubstructMatch(_dummy_atom()):
         return STATUS_INVALID, "wildcard/dummy atoms (*) are not supported (polymer or R-group notation)"
@@ -124,17 +158,29 @@ def domain_check(mol: Chem.Mol) -> tuple[str, str]:
     return STATUS_OK, f"contains {', '.join(symbols)}: outside typical training chemistry, extrapolated"
 
 
-def finish_molecule(mol: Chem.Mol, standardize: bool) -> ParsedMolecule:
-    """Apply standardization to an already parsed molecule (SMILES or SDF record)."""
+def finish_molecule(mol: Chem.Mol, standardize: bool, smiles: str | None = None) -> ParsedMolecule:
+    """Apply standardization to an already parsed molecule (SMILES or SDF record).
+
+    ``smiles``: the text ``mol`` was parsed from, if any; what its characters guarantee
+    saves queries here and RDKit calls in featurization (see :class:`KnownTraits`).
+    """
     if mol.GetNumAtoms() == 0:
         return ParsedMolecule(None, STATUS_EMPTY, "molecule has no atoms")
-    note = ""
+    from_text = smiles is not None
+    # No '.': SMILES has no other way to write a second fragment. No '[': every atom is in
+    # the organic subset (B C N O P S F Cl Br I, or '*'), with no isotope.
+    connected = from_text and "." not in smiles
+    organic_subset = from_text and "[" not in smiles
+    note, neutral = "", False
     if standardize:
         try:
-            mol, note = standardize_mol(mol)
+            mol, note, neutral = _standardize(mol, one_fragment=connected)
         except Exception as exc:
             return ParsedMolecule(None, STATUS_INVALID, f"standardization failed: {exc}".splitlines()[0])
-    status, domain = domain_check(mol)
+    status, domain = domain_check(mol, organic_only=organic_subset and "*" not in smiles)
     if status != STATUS_OK:
         return ParsedMolecule(None, status, domain)
-    return ParsedMolecule(mol, STATUS_OK, "; ".join(n for n in (note, domain) if n))
+    # charges are known only from the query: RDKit's sanitization may charge-separate
+    # bracket-free groups (CN(=O)=O becomes C[N+](=O)[O-])
+    known = _known_traits(from_text and is_plain_smiles(smiles), organic_subset, neutral)
+    return ParsedMolecule(mol, STATUS_OK, "; ".join(n for n in (note, domain) if n), known)

@@ -17,7 +17,7 @@ import pandas as pd
 import rdkit
 import torch
 
-from scoremol.chem import STATUS_OK, is_plain_smiles
+from scoremol.chem import STATUS_OK
 from scoremol.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
 from scoremol.errors import ScoremolError
 from scoremol.featurize import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
@@ -203,12 +203,11 @@ def featurize_chunk(chunk: MoleculeChunk, settings: FeaturizerSettings) -> Featu
     status = [p.status for p in parsed]
     reason = [p.reason for p in parsed]
     graph_row, xs, eis, eas, mols = [], [], [], [], []
-    from_smiles = chunk.mols is None  # SDF records may carry stereo from their coordinates
     for i, p in enumerate(parsed):
         if p.status != STATUS_OK:
             continue
         try:
-            g = mol_to_arrays(p.mol, plain=from_smiles and is_plain_smiles(str(chunk.smiles[i])))
+            g = mol_to_arrays(p.mol, p.known)  # SDF records: nothing known (stereo from coordinates)
         except Exception as exc:  # defensive: a featurizer bug must not lose the row
             status[i], reason[i] = "invalid", f"featurization failed: {exc}".splitlines()[0]
             continue

@@ -7,7 +7,7 @@ import pytest
 from rdkit import Chem
 
 from scoremol import featurize as F
-from scoremol.chem import is_plain_smiles, parse_molecule
+from scoremol.chem import NOTHING_KNOWN, KnownTraits, finish_molecule, is_plain_smiles, parse_molecule
 from scoremol.featurize import ATOM_DIM, ATOM_FEATURES, ATOM_OFFSETS, BOND_DIM, BOND_OFFSETS, smiles_to_graph
 
 
@@ -157,7 +157,7 @@ def _reference_arrays(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def test_memoized_featurizer_matches_the_reference_layout(smiles):
     mol = Chem.MolFromSmiles(smiles)
     for _ in range(2):  # cold, then served from the memo
-        got = F.mol_to_arrays(mol, plain=is_plain_smiles(smiles))
+        got = F.mol_to_arrays(mol, finish_molecule(mol, standardize=False, smiles=smiles).known)
         x, edge_index, edge_attr = _reference_arrays(mol)
         assert got.x.dtype == np.float32 and got.edge_attr.dtype == np.float32 and got.edge_index.dtype == np.int64
         np.testing.assert_array_equal(got.x, x)
@@ -200,24 +200,68 @@ def test_plain_smiles_are_those_without_stereo_or_dative_marks(smiles, plain):
     assert is_plain_smiles(smiles) is plain
 
 
-def test_plain_route_matches_the_full_route_on_every_plain_esol_molecule():
-    """The plain route skips the chirality, bond-stereo and bond-type getters; that is only
-    sound if RDKit never sets them for a SMILES without stereo or dative marks."""
+#: Molecules whose SMILES text says little (charges, isotopes, stereo, fragments, metals),
+#: next to the shared sets, where most SMILES let featurization skip getters.
+TRICKY = ["CN(=O)=O", "O=[N+]([O-])c1ccccc1", "[13CH3]c1ccccc1", "[2H]OC", "C[C@H](N)O", "F/C=C/F",
+          "[NH4+].[Cl-]", "CC(=O)[O-].[Na+]", "C[N+](C)(C)C", "[Cu+2]<-[NH3]", "c1cc[nH]c1", "[Fe]",
+          "OCl(=O)(=O)=O", "C1CC1.CCO", "CC[S+]([O-])C", "[O-][n+]1ccccc1", "CC=CC |w:1.0|"]
+
+
+def _shared_and_tricky_smiles() -> list[str]:
     import pandas as pd
 
     from scoremol.datasets import resolve
 
-    checked = 0
-    for smiles in pd.read_csv(resolve("esol"))["smiles"].astype(str):
-        mol = parse_molecule(smiles).mol
-        if mol is None or not is_plain_smiles(smiles):
+    smiles = list(TRICKY)
+    for name in ("esol", "freesolv", "lipophilicity"):
+        smiles += pd.read_csv(resolve(name))["smiles"].astype(str).tolist()
+    return smiles
+
+
+def test_known_traits_route_matches_the_full_route_on_every_shared_molecule():
+    """What the SMILES text and standardization say (:class:`KnownTraits`) lets
+    featurization skip the chirality, bond-stereo, bond-type, charge and isotope getters;
+    that is only sound if RDKit would have returned exactly the skipped values."""
+    checked, skipped = 0, {"no_stereo": 0, "no_isotopes": 0, "no_charges": 0}
+    for smiles in _shared_and_tricky_smiles():
+        parsed = parse_molecule(smiles)
+        if parsed.mol is None:
             continue
-        fast, full = F.mol_to_arrays(mol, plain=True), F.mol_to_arrays(mol, plain=False)
+        fast, full = F.mol_to_arrays(parsed.mol, parsed.known), F.mol_to_arrays(parsed.mol, NOTHING_KNOWN)
         np.testing.assert_array_equal(fast.x, full.x, err_msg=smiles)
         np.testing.assert_array_equal(fast.edge_index, full.edge_index, err_msg=smiles)
         np.testing.assert_array_equal(fast.edge_attr, full.edge_attr, err_msg=smiles)
         checked += 1
-    assert checked > 900
+        for name in skipped:
+            skipped[name] += getattr(parsed.known, name)
+    assert checked > 5500
+    assert min(skipped.values()) > 0.6 * checked  # the fast routes are the common case
+
+
+@pytest.mark.parametrize("smiles, known", [
+    ("CCO", KnownTraits(True, True, True)),
+    ("CN(=O)=O", KnownTraits(True, True, False)),  # sanitized to C[N+](=O)[O-]
+    ("[13CH3]C", KnownTraits(True, False, True)),
+    ("C[C@H](N)O", KnownTraits(False, False, True)),  # a bracket atom: isotopes unknown
+    ("C[NH3+]", KnownTraits(True, False, False)),  # neutralized to CN, but charges are then asked
+    ("C[N+](C)(C)C", KnownTraits(True, False, False)),  # a quaternary ammonium stays charged
+])
+def test_known_traits_from_smiles_text_and_standardization(smiles, known):
+    assert parse_molecule(smiles).known == known
+
+
+def test_sdf_records_and_unstandardized_molecules_know_less():
+    mol = Chem.MolFromSmiles("CCO")
+    assert finish_molecule(mol, standardize=True).known == KnownTraits(False, False, True)  # no text
+    assert finish_molecule(mol, standardize=False, smiles="CCO").known == KnownTraits(True, True, False)
+
+
+def test_wrong_traits_would_change_features():
+    """The equivalence test above can fail: claiming no charges for a charged atom, or no
+    isotopes for a labelled one, gives different features."""
+    for smiles, wrong in (("C[N+](C)(C)C", KnownTraits(no_charges=True)), ("[13CH3]C", KnownTraits(no_isotopes=True))):
+        mol = Chem.MolFromSmiles(smiles)
+        assert not np.array_equal(F.mol_to_arrays(mol, wrong).x, F.mol_to_arrays(mol).x)
 
 
 def test_stereo_from_sdf_records_is_kept():
