@@ -168,9 +168,10 @@ def finish_molecule(mol: Chem.Mol, standardize: bool, smiles: str | None = None)
         return ParsedMolecule(None, STATUS_EMPTY, "molecule has no atoms")
     from_text = smiles is not None
     # No '.': SMILES has no other way to write a second fragment. No '[': every atom is in
-    # the organic subset (B C N O P S F Cl Br I, or '*'), with no isotope.
+    # the organic subset (B C N O P S F Cl Br I, or '*'), with no isotope. CXSMILES
+    # extensions ('|...|') are left to RDKit's answers, to be safe from what they may add.
     connected = from_text and "." not in smiles
-    organic_subset = from_text and "[" not in smiles
+    organic_subset = from_text and "[" not in smiles and "|" not in smiles
     note, neutral = "", False
     if standardize:
         try:

@@ -245,6 +245,7 @@ def test_known_traits_route_matches_the_full_route_on_every_shared_molecule():
     ("C[C@H](N)O", KnownTraits(False, False, True)),  # a bracket atom: isotopes unknown
     ("C[NH3+]", KnownTraits(True, False, False)),  # neutralized to CN, but charges are then asked
     ("C[N+](C)(C)C", KnownTraits(True, False, False)),  # a quaternary ammonium stays charged
+    ("CCO |$a;b;c$|", KnownTraits(False, False, True)),  # CXSMILES: stereo and isotopes asked
 ])
 def test_known_traits_from_smiles_text_and_standardization(smiles, known):
     assert parse_molecule(smiles).known == known
