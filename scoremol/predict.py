@@ -9,6 +9,7 @@ gets one column per target (``<target>_std`` too for ensembles) plus ``status`` 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
 from typing import TextIO
@@ -164,8 +165,10 @@ def predict_stream(
     """
     batch_size = batch_size or default_batch_size(device)
     chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
-    results = iter_chunk_results(chunks, prediction_job(model, batch_size, device), workers)
-    summary = _write_predictions(model, results, out, on_chunk)
+    # closing: a failed write (`| head`) stops the worker pool now, not whenever the
+    # suspended generator happens to be collected
+    with closing(iter_chunk_results(chunks, prediction_job(model, batch_size, device), workers)) as results:
+        summary = _write_predictions(model, results, out, on_chunk)
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary

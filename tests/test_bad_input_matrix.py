@@ -135,7 +135,7 @@ def test_stdin_closed_early_is_quiet(tiny_model, tmp_path):
     src = tmp_path / "big.smi"
     src.write_text("".join(f"{'C' * (i % 9 + 1)}O m{i}\n" for i in range(6000)))
     cmd = f"{sys.executable} -m scoremol predict {src} --model {model_path} --chunk-size 500 | head -3"
-    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert len(proc.stdout.splitlines()) == 3
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
 
