@@ -475,20 +475,36 @@ def predict(
     workers: Optional[int] = WorkersOpt,
 ) -> None:
     """Predict every input row; output keeps the rows, in order, with predictions appended."""
-    from scoremol.checkpoint import load_model
-    from scoremol.io import atomic_write
+    from scoremol.head_start import HeadStart
     from scoremol.models import resolve_model
-    from scoremol.predict import predict_stream
-    from scoremol.device import resolve_device
 
-    dev = resolve_device(device)
     model, bundled = resolve_model(model)
     if bundled is not None:
         info(f"using the bundled {'fast ' if bundled == 'fast' else ''}ESOL solubility model ({model.name})"
              + ("; pass --model to use your own" if bundled == "esol" else ""))
+    # before torch is imported: featurizing the first rows overlaps with that import
+    head = HeadStart.begin(input, model, network_only, smiles_col, fmt, chunk_size, workers)
+    try:
+        _predict(input, model, head, output, smiles_col, fmt, batch_size, chunk_size, device, progress, network_only,
+                 workers)
+    finally:
+        if head is not None:
+            head.close()
+
+
+def _predict(input: str, model: Path, head, output: Optional[Path], smiles_col: Optional[str], fmt: Optional[str],
+             batch_size: Optional[int], chunk_size: int, device: str, progress: bool, network_only: bool,
+             workers: Optional[int]) -> None:
+    from scoremol.checkpoint import load_model
+    from scoremol.device import resolve_device
+    from scoremol.io import atomic_write
+    from scoremol.predict import predict_stream
+
+    dev = resolve_device(device)
     trained = load_model(model)
     if network_only:
         trained = trained.without_tree()
+    featurized = head.take(trained.featurizer) if head is not None else []
     show = progress or console.is_terminal
     start = time.perf_counter()
 
@@ -497,11 +513,13 @@ def predict(
             console.print(f"{rows:,} rows, {ok:,} predicted, {rows / (time.perf_counter() - start):,.0f} rows/s", highlight=False)
 
     if output is None:
-        summary = predict_stream(trained, input, sys.stdout, smiles_col, fmt, batch_size, chunk_size, dev, report, workers)
+        summary = predict_stream(trained, input, sys.stdout, smiles_col, fmt, batch_size, chunk_size, dev, report, workers,
+                                 featurized)
         sys.stdout.flush()
     else:
         with atomic_write(output, "w", newline="") as handle:
-            summary = predict_stream(trained, input, handle, smiles_col, fmt, batch_size, chunk_size, dev, report, workers)
+            summary = predict_stream(trained, input, handle, smiles_col, fmt, batch_size, chunk_size, dev, report,
+                                     workers, featurized)
     seconds = time.perf_counter() - start
     info(f"predicted {summary.predicted:,}/{summary.rows:,} rows ({summary.failed:,} without a prediction, see the reason column) in {seconds:.1f} s")
 

@@ -3,6 +3,9 @@
 Saved as a ``torch.save`` archive that holds only tensors and one JSON string, so it loads
 with ``torch.load(weights_only=True)``: no arbitrary object is ever unpickled. The JSON
 records the featurizer settings and version, so a consumer can refuse stale features.
+
+Featurizing needs no torch (imported on use by the methods that make tensors), so a process
+can featurize while another is still importing it (see :mod:`scoremol.head_start`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 import rdkit
-import torch
 
 from scoremol.chem import STATUS_OK
 from scoremol.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
@@ -24,6 +26,7 @@ from scoremol.featurize import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_t
 from scoremol.io import MoleculeChunk, atomic_write
 
 if TYPE_CHECKING:
+    import torch
     from torch_geometric.data import Data
 
 FORMAT_NAME = "scoremol-features"
@@ -71,6 +74,18 @@ class FeaturizerSettings:
         return descriptor_names(self.descriptor_set) if self.descriptors else ()
 
 
+def network_featurizer(settings: FeaturizerSettings, use_descriptors: bool,
+                       descriptor_columns: list[int] | None) -> FeaturizerSettings:
+    """The features a blended model's networks need without its tree: only the descriptors
+    they fuse (columns ``descriptor_columns`` of ``settings``' set), or none."""
+    if use_descriptors and descriptor_columns is not None:
+        names = settings.descriptor_names
+        return replace(settings, descriptor_set=tuple(names[i] for i in descriptor_columns))
+    if not use_descriptors:
+        return replace(settings, descriptors=False)
+    return settings
+
+
 @dataclass
 class FeaturizedDataset:
     """Rows in input order plus graph tensors for the rows whose status is ``ok``."""
@@ -104,6 +119,8 @@ class FeaturizedDataset:
 
     def graph_tensors(self, i: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(x, edge_index, edge_attr)`` of graph ``i`` (sharing memory with the data set)."""
+        import torch
+
         a0, a1 = self.atom_ptr[i], self.atom_ptr[i + 1]
         e0, e1 = self.edge_ptr[i], self.edge_ptr[i + 1]
         return (torch.from_numpy(self.x[a0:a1]), torch.from_numpy(self.edge_index[:, e0:e1]),
@@ -139,6 +156,8 @@ class FeaturizedDataset:
 
     # -- persistence ---------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
+        import torch
+
         meta = {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
@@ -166,6 +185,8 @@ class FeaturizedDataset:
 
     @classmethod
     def load(cls, path: str | Path) -> "FeaturizedDataset":
+        import torch
+
         try:
             payload = torch.load(path, map_location="cpu", weights_only=True)
             meta = json.loads(payload["meta"])

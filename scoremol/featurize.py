@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 from rdkit import Chem
 
 from scoremol.chem import NOTHING_KNOWN, KnownTraits
@@ -293,7 +292,9 @@ def mol_to_arrays(mol: Chem.Mol, known: KnownTraits = NOTHING_KNOWN) -> GraphArr
 
 def arrays_to_data(g: GraphArrays) -> Data:
     """Wrap numpy graph arrays as a PyG ``Data`` (no copy)."""
+    import torch
     from torch_geometric.data import Data  # imported on use: prediction never needs PyG
+
     return Data(
         x=torch.from_numpy(g.x),
         edge_index=torch.from_numpy(g.edge_index),

@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import partial
@@ -54,22 +54,23 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _bare(chunk: MoleculeChunk) -> MoleculeChunk:
+def bare_chunk(chunk: MoleculeChunk) -> MoleculeChunk:
     """The chunk without its user columns: all a worker needs, cheap to send."""
     return MoleculeChunk(pd.DataFrame(index=range(len(chunk))), chunk.smiles, chunk.start, chunk.smiles_col,
                          chunk.mols, chunk.errors)
 
 
+def slice_chunk(chunk: MoleculeChunk, start: int, stop: int) -> MoleculeChunk:
+    """Rows ``start:stop`` of ``chunk`` as a chunk of their own."""
+    return MoleculeChunk(
+        chunk.frame.iloc[start:stop], chunk.smiles[start:stop], chunk.start + start, chunk.smiles_col,
+        None if chunk.mols is None else chunk.mols[start:stop], None if chunk.errors is None else chunk.errors[start:stop],
+    )
+
+
 def split_chunk(chunk: MoleculeChunk, rows: int) -> list[MoleculeChunk]:
     """Consecutive slices of ``chunk`` with at most ``rows`` rows each."""
-    out = []
-    for s in range(0, len(chunk), rows):
-        e = min(s + rows, len(chunk))
-        out.append(MoleculeChunk(
-            chunk.frame.iloc[s:e], chunk.smiles[s:e], chunk.start + s, chunk.smiles_col,
-            None if chunk.mols is None else chunk.mols[s:e], None if chunk.errors is None else chunk.errors[s:e],
-        ))
-    return out
+    return [slice_chunk(chunk, s, min(s + rows, len(chunk))) for s in range(0, len(chunk), rows)]
 
 
 def concat_row_indices(indices: list[np.ndarray], row_counts: list[int]) -> np.ndarray:
@@ -139,15 +140,19 @@ def _pool(workers: int, job: ChunkJob) -> ProcessPoolExecutor:
 
 def iter_chunk_results(
     chunks: Iterable[MoleculeChunk], job: ChunkJob, workers: int | None = None, min_rows: int = PARALLEL_MIN_ROWS,
+    ready: Sequence[Callable[[MoleculeChunk], object]] = (),
 ) -> Iterator[tuple[MoleculeChunk, object]]:
     """``(chunk, result of job on it)`` for every chunk, in order.
 
     A pool starts only once more than ``min_rows`` rows have been seen, so a small input
     is processed in this process; up to ``2 * workers`` chunks are in flight, so the
-    consumer (e.g. writing output) overlaps with the work on the next chunks.
+    consumer (e.g. writing output) overlaps with the work on the next chunks. The first
+    ``len(ready)`` chunks are work already done elsewhere: ``ready[i](chunk)`` finishes
+    chunk ``i`` in this process, while the pool starts on the chunks after them.
     """
     workers = default_workers() if workers is None else max(1, workers)
     iterator = iter(chunks)
+    first = [(chunk, finish) for finish, chunk in zip(ready, iterator)]
     buffered: list[MoleculeChunk] = []
     seen = 0
     for chunk in iterator:
@@ -155,7 +160,9 @@ def iter_chunk_results(
         seen += len(chunk)
         if workers > 1 and seen > min_rows:
             break
-    else:  # the whole input fits under the threshold, or one worker: no pool
+    else:  # the rest of the input fits under the threshold, or one worker: no pool
+        for chunk, finish in first:
+            yield chunk, finish(chunk)
         for chunk in _chain(buffered, iterator):
             yield chunk, job.local(chunk)
         return
@@ -164,12 +171,14 @@ def iter_chunk_results(
     pool = _pool(workers, job)
     try:
         def submit(chunk: MoleculeChunk) -> None:
-            pending.append((chunk, [pool.submit(job.remote, _bare(p)) for p in split_chunk(chunk, WORK_ROWS)]))
+            pending.append((chunk, [pool.submit(job.remote, bare_chunk(p)) for p in split_chunk(chunk, WORK_ROWS)]))
 
         for chunk in source:
             submit(chunk)
             if len(pending) >= 2 * workers:
                 break
+        for chunk, finish in first:  # while the pool works on the chunks after them
+            yield chunk, finish(chunk)
         for chunk in source:
             done, parts = pending.popleft()
             yield done, job.combine([f.result() for f in parts], done)

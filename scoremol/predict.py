@@ -8,7 +8,7 @@ gets one column per target (``<target>_std`` too for ensembles) plus ``status`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
@@ -22,7 +22,7 @@ from scoremol.chem import STATUS_OK
 from scoremol.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.errors import ScoremolError
 from scoremol.io import MoleculeChunk, iter_chunks
-from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
+from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results, slice_chunk
 from scoremol.trained import TrainedModel
 
 
@@ -156,22 +156,45 @@ def predict_stream(
     device: str = "cpu",
     on_chunk: Callable[[int, int], None] | None = None,
     workers: int | None = None,
+    featurized: Sequence[FeaturizedDataset] = (),
 ) -> PredictSummary:
     """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk.
 
     Worker processes work on the next chunks while this process writes the current one
     (see :func:`prediction_job`); small inputs stay in one process. ``batch_size``
-    defaults to :func:`default_batch_size`.
+    defaults to :func:`default_batch_size`. ``featurized`` holds the input's first chunks
+    already featurized (:class:`scoremol.head_start.HeadStart`), with the same
+    ``chunk_size`` and the model's featurizer settings.
     """
     batch_size = batch_size or default_batch_size(device)
     chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
+    job = prediction_job(model, batch_size, device)
+    ready = [partial(_predict_featurized, model, data, job, batch_size, device) for data in featurized]
     # closing: a failed write (`| head`) stops the worker pool now, not whenever the
     # suspended generator happens to be collected
-    with closing(iter_chunk_results(chunks, prediction_job(model, batch_size, device), workers)) as results:
+    with closing(iter_chunk_results(chunks, job, workers, ready=ready)) as results:
         summary = _write_predictions(model, results, out, on_chunk)
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary
+
+
+def _predict_featurized(model: TrainedModel, data: FeaturizedDataset, job: ChunkJob, batch_size: int, device: str,
+                        chunk: MoleculeChunk) -> ChunkPrediction:
+    """Predict ``chunk`` from ``data``, the features of its first rows made elsewhere; the
+    rows after them are done as ``job`` would (any mismatch: the whole chunk is)."""
+    if data.num_rows > len(chunk) or data.settings != model.featurizer:
+        return job.local(chunk)
+    threads = torch.get_num_threads()
+    if str(device) == "cpu":
+        torch.set_num_threads(1)  # the worker pool has the cores: more threads here would only compete
+    try:
+        done = predict_data(model, data, batch_size, device)
+        if data.num_rows == len(chunk):
+            return done
+        return ChunkPrediction.concat([done, job.local(slice_chunk(chunk, data.num_rows, len(chunk)))])
+    finally:
+        torch.set_num_threads(threads)
 
 
 def _write_predictions(model: TrainedModel, results: Iterator[tuple[MoleculeChunk, ChunkPrediction]], out: TextIO,

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 
 from scoremol.collate import GraphBatch, collate_arrays, collate_graphs
-from scoremol.dataset import FeaturizedDataset, FeaturizerSettings
+from scoremol.dataset import FeaturizedDataset, FeaturizerSettings, network_featurizer
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.scaling import DescriptorScaler, TargetScaler
 
@@ -99,12 +99,7 @@ class TrainedModel:
         networks fuse (the tree needs 204 RDKit descriptors, which dominate featurization)."""
         if self.tree is None:
             return self
-        settings = self.featurizer
-        if self.model_config.use_descriptors and self.descriptor_columns is not None:
-            names = self.featurizer.descriptor_names
-            settings = replace(settings, descriptor_set=tuple(names[i] for i in self.descriptor_columns))
-        elif not self.model_config.use_descriptors:
-            settings = replace(settings, descriptors=False)
+        settings = network_featurizer(self.featurizer, self.model_config.use_descriptors, self.descriptor_columns)
         return replace(self, featurizer=settings, descriptor_columns=None, tree=None)
 
     def scaled_descriptors(self, raw: np.ndarray | None) -> torch.Tensor | None:
