@@ -86,9 +86,11 @@ class HeadStart:
     def begin(cls, input: str, model: str | Path, network_only: bool = False, smiles_col: str | None = None,
               fmt: str | None = None, chunk_size: int = 2000, workers: int | None = None) -> HeadStart | None:
         """Start featurizing ``input`` for ``model``; None where it cannot help or cannot run
-        (standard input, one worker, no ``fork``, a model file without readable metadata)."""
+        (one worker, no ``fork``, a model file without readable metadata), and for anything
+        but a regular file: standard input, a named pipe or ``<(...)`` can be read only
+        once, so rows read there would be lost to this process."""
         workers = default_workers() if workers is None else workers
-        if input == "-" or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        if not os.path.isfile(input) or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
             return None
         try:
             settings = prediction_featurizer(read_model_meta(model), network_only)

@@ -89,6 +89,27 @@ def test_head_start_is_not_used_where_it_cannot_help(tiny_model, tmp_path):
     src = _write_smi(tmp_path / "in.smi", 10)
     assert HeadStart.begin("-", model_path) is None
     assert HeadStart.begin(src, model_path, workers=1) is None
+    assert HeadStart.begin("esol", model_path) is None  # a named data set: not worth resolving early
+
+
+def test_a_named_pipe_is_read_once_by_predict_alone(tiny_model, tmp_path):
+    """A head start reading a FIFO would take rows the main process then never sees."""
+    import os
+    import threading
+
+    model, model_path = tiny_model
+    fifo = tmp_path / "rows.smi"
+    os.mkfifo(fifo)
+    assert HeadStart.begin(str(fifo), model_path) is None
+    text = "".join(f"{MOLECULES[i % len(MOLECULES)] or ' '} m{i}\n" for i in range(300))
+    writer = threading.Thread(target=fifo.write_text, args=(text,))
+    writer.start()
+    from tests.conftest import run_cli
+
+    out, err, rc = run_cli("predict", str(fifo), "--model", str(model_path), "--chunk-size", "50")
+    writer.join()
+    assert rc == 0, err
+    assert len(pd.read_csv(io.StringIO(out), keep_default_na=False)) == 300
 
 
 class _StopAfter:

@@ -39,6 +39,13 @@ def with_descriptors(graphs: list[Data], seed: int = 0) -> list[Data]:
     return out
 
 
+#: Parameters whose gradient is zero up to rounding by construction: the attention score's
+#: bias shifts every score of a molecule alike, which the softmax cancels whenever the
+#: molecule's scores sit on one side of LeakyReLU's kink (always for one-atom molecules).
+#: Whether rounding leaves a tiny non-zero value depends on the torch build.
+SHIFT_INVARIANT = {"readout.align.bias"}
+
+
 def check_forward_backward(model: nn.Module, batch: Batch) -> None:
     model.train()
     out = model(batch)
@@ -48,6 +55,8 @@ def check_forward_backward(model: nn.Module, batch: Batch) -> None:
     for name, p in model.named_parameters():
         assert p.grad is not None, f"{name} got no gradient"
         assert bool(torch.isfinite(p.grad).all()), f"{name} has a non-finite gradient"
+        if name in SHIFT_INVARIANT:
+            continue
         assert p.grad.abs().sum() > 0, f"{name} has an all-zero gradient"
 
 
