@@ -71,6 +71,8 @@ def main() -> None:
             p, t = statistics.median(parse), statistics.median(runs)
             ratio = statistics.median(a / b for a, b in zip(parse, runs))  # of back-to-back pairs
             print(f"{n:9d} {n / p:18.0f} {n / t:14.0f} {ratio:6.2f} {t:10.1f} {pss:13.0f} {rss:13.0f}", flush=True)
+            print(f"{'':9s} runs (parse s / predict s): " + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(parse, runs)),
+                  flush=True)
 
 
 if __name__ == "__main__":
