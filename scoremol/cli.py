@@ -504,7 +504,7 @@ def _predict(input: str, model: Path, head, output: Optional[Path], smiles_col: 
     trained = load_model(model)
     if network_only:
         trained = trained.without_tree()
-    featurized = head.take(trained.featurizer) if head is not None else []
+    featurized = head.take(trained.featurizer) if head is not None else None
     show = progress or console.is_terminal
     start = time.perf_counter()
 

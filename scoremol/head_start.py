@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import sys
+from collections import deque
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from scoremol.model_meta import prediction_featurizer, read_model_meta
 from scoremol.parallel import bare_chunk, concat_datasets, default_workers, split_chunk
 
 #: At most this many rows are featurized ahead (bounded memory whatever the import takes).
-HEAD_MAX_ROWS = 10_000
+HEAD_MAX_ROWS = 6_000
 #: Rows featurized between looks at the stop signal: the parent waits for at most this
 #: many (about 0.04 s).
 SLICE_ROWS = 125
@@ -45,32 +46,40 @@ def featurize_ahead(writer: Connection, stop, parent: int, path: str, smiles_col
                     chunk_size: int, settings: FeaturizerSettings) -> None:
     """Featurize chunks of ``path`` until ``stop`` is set (or ``HEAD_MAX_ROWS``), then send
     them through ``writer``, one data set per chunk; the last may be a prefix of its chunk."""
-    done: list[FeaturizedDataset] = []
+    done: list[tuple[int, FeaturizedDataset]] = []  # (chunk number, slice)
     rows = 0
     try:
-        for chunk in iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size):
+        for number, chunk in enumerate(iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)):
             parts = split_chunk(chunk, SLICE_ROWS)
-            slices = []
             for part in parts:
                 if stop.is_set() or rows >= HEAD_MAX_ROWS:
                     break
-                slices.append(featurize_chunk(bare_chunk(part), settings))
+                done.append((number, featurize_chunk(bare_chunk(part), settings)))
                 rows += len(part)
-            if slices:
-                done.append(concat_datasets(slices, pd.DataFrame(index=range(sum(d.num_rows for d in slices)))))
-            if len(slices) < len(parts):
-                break
+            else:
+                continue
+            break
         # Send only once asked: the parent reads nothing while it imports torch, and a full
-        # pipe would stall featurization.
+        # pipe would stall featurization. Slice by slice: small messages leave no large
+        # buffers behind in the parent's heap (whole chunks cost it about twice their size).
         while not stop.wait(1.0):
             if os.getppid() != parent:  # the parent is gone
                 return
-        for data in done:
-            writer.send(data)
+        for item in done:
+            writer.send(item)
     except Exception:  # the parent reads the same input itself and reports any problem
         pass
     finally:
         writer.close()
+
+
+def join_slices(slices: list[tuple[int, FeaturizedDataset]]) -> deque[FeaturizedDataset]:
+    """``(chunk number, slice)`` pairs, in order, as one data set per chunk."""
+    by_chunk: dict[int, list[FeaturizedDataset]] = {}
+    for number, data in slices:
+        by_chunk.setdefault(number, []).append(data)
+    return deque(concat_datasets(parts, pd.DataFrame(index=range(sum(d.num_rows for d in parts))))
+                 for _, parts in sorted(by_chunk.items()))
 
 
 class HeadStart:
@@ -110,21 +119,21 @@ class HeadStart:
         writer.close()  # only the child writes: its exit is our end of file
         return cls(process, reader, stop, settings)
 
-    def take(self, settings: FeaturizerSettings) -> list[FeaturizedDataset]:
+    def take(self, settings: FeaturizerSettings) -> deque[FeaturizedDataset]:
         """Stop featurizing and return what is done, one data set per chunk from the first,
         the last possibly covering only the first rows of its chunk; none unless
         ``settings`` (those of the loaded model) are the ones they were made with."""
         self._stop.set()
-        done: list[FeaturizedDataset] = []
+        received: list[tuple[int, FeaturizedDataset]] = []
         try:
             if self._reader.poll(REPLY_TIMEOUT_S):
                 while True:
-                    done.append(self._reader.recv())
+                    received.append(self._reader.recv())
         except (EOFError, OSError):
             pass
         finally:
             self.close()
-        return done if settings == self.settings else []
+        return join_slices(received) if settings == self.settings else deque()
 
     def close(self) -> None:
         """End the child (if still running) and release the pipe."""

@@ -152,7 +152,7 @@ def iter_chunk_results(
     """
     workers = default_workers() if workers is None else max(1, workers)
     iterator = iter(chunks)
-    first = [(chunk, finish) for finish, chunk in zip(ready, iterator)]
+    first = deque((chunk, finish) for finish, chunk in zip(ready, iterator))
     buffered: list[MoleculeChunk] = []
     seen = 0
     for chunk in iterator:
@@ -161,7 +161,8 @@ def iter_chunk_results(
         if workers > 1 and seen > min_rows:
             break
     else:  # the rest of the input fits under the threshold, or one worker: no pool
-        for chunk, finish in first:
+        while first:  # popped, so that each is freed once done
+            chunk, finish = first.popleft()
             yield chunk, finish(chunk)
         for chunk in _chain(buffered, iterator):
             yield chunk, job.local(chunk)
@@ -177,7 +178,8 @@ def iter_chunk_results(
             submit(chunk)
             if len(pending) >= 2 * workers:
                 break
-        for chunk, finish in first:  # while the pool works on the chunks after them
+        while first:  # while the pool works on the chunks after them
+            chunk, finish = first.popleft()
             yield chunk, finish(chunk)
         for chunk in source:
             done, parts = pending.popleft()

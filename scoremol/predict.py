@@ -8,7 +8,8 @@ gets one column per target (``<target>_std`` too for ensembles) plus ``status`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from functools import partial
@@ -156,7 +157,7 @@ def predict_stream(
     device: str = "cpu",
     on_chunk: Callable[[int, int], None] | None = None,
     workers: int | None = None,
-    featurized: Sequence[FeaturizedDataset] = (),
+    featurized: deque[FeaturizedDataset] | None = None,
 ) -> PredictSummary:
     """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk.
 
@@ -164,12 +165,14 @@ def predict_stream(
     (see :func:`prediction_job`); small inputs stay in one process. ``batch_size``
     defaults to :func:`default_batch_size`. ``featurized`` holds the input's first chunks
     already featurized (:class:`scoremol.head_start.HeadStart`), with the same
-    ``chunk_size`` and the model's featurizer settings.
+    ``chunk_size`` and the model's featurizer settings; each is taken from the left as its
+    chunk is predicted, so that its memory is freed then, not at the end of the run.
     """
     batch_size = batch_size or default_batch_size(device)
     chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
     job = prediction_job(model, batch_size, device)
-    ready = [partial(_predict_featurized, model, data, job, batch_size, device) for data in featurized]
+    featurized = featurized if featurized is not None else deque()
+    ready = [partial(_predict_featurized, model, featurized, job, batch_size, device)] * len(featurized)
     # closing: a failed write (`| head`) stops the worker pool now, not whenever the
     # suspended generator happens to be collected
     with closing(iter_chunk_results(chunks, job, workers, ready=ready)) as results:
@@ -179,10 +182,12 @@ def predict_stream(
     return summary
 
 
-def _predict_featurized(model: TrainedModel, data: FeaturizedDataset, job: ChunkJob, batch_size: int, device: str,
-                        chunk: MoleculeChunk) -> ChunkPrediction:
-    """Predict ``chunk`` from ``data``, the features of its first rows made elsewhere; the
-    rows after them are done as ``job`` would (any mismatch: the whole chunk is)."""
+def _predict_featurized(model: TrainedModel, featurized: deque[FeaturizedDataset], job: ChunkJob, batch_size: int,
+                        device: str, chunk: MoleculeChunk) -> ChunkPrediction:
+    """Predict ``chunk`` from the next of ``featurized``, the features of its first rows
+    made elsewhere; the rows after them are done as ``job`` would (any mismatch: the whole
+    chunk is)."""
+    data = featurized.popleft()
     if data.num_rows > len(chunk) or data.settings != model.featurizer:
         return job.local(chunk)
     threads = torch.get_num_threads()

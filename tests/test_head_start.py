@@ -8,6 +8,7 @@ import pickle
 import subprocess
 import sys
 import zipfile
+from collections import deque
 
 import numpy as np
 import pandas as pd
@@ -146,7 +147,7 @@ def _run_head(src: str, settings, stop, chunk_size: int = 200) -> list:
     except EOFError:
         pass
     thread.join()
-    return got
+    return list(head_start.join_slices(got))
 
 
 @pytest.mark.parametrize(("stop", "rows"), [(_StopAfter(None), [200, 125]), (_StopAfter(3), [200, 125]),
@@ -169,12 +170,15 @@ def test_head_sends_whole_chunks_then_at_most_a_prefix(tiny_model, tmp_path, mon
         np.testing.assert_array_equal(data.edge_attr, local.edge_attr[: len(data.edge_attr)])
 
 
-def test_other_settings_or_a_missing_input_give_nothing(tiny_model, tmp_path):
+def test_other_settings_or_an_unreadable_input_give_nothing(tiny_model, tmp_path):
     model, model_path = tiny_model
     head = HeadStart.begin(_write_smi(tmp_path / "in.smi", 50), model_path)
-    assert head.take(FeaturizerSettings(descriptors=True)) == []
-    head = HeadStart.begin(str(tmp_path / "missing.smi"), model_path)
-    assert head.take(model.featurizer) == []
+    assert not head.take(FeaturizerSettings(descriptors=True))
+    assert HeadStart.begin(str(tmp_path / "missing.smi"), model_path) is None
+    unreadable = tmp_path / "no_smiles.csv"  # the reader fails in the forked process: nothing taken
+    unreadable.write_text("foo,bar\n1,2\n")
+    head = HeadStart.begin(str(unreadable), model_path)
+    assert not head.take(model.featurizer)
 
 
 @pytest.mark.parametrize("rows", [450, 4500])  # one process; a worker pool
@@ -183,13 +187,14 @@ def test_predictions_from_features_made_ahead_are_identical(tiny_model, tmp_path
     model, _ = tiny_model
     src = _write_smi(tmp_path / "in.smi", rows)
     first, second = list(iter_chunks(src, chunk_size=200))[:2]
-    featurized = [featurize_chunk(bare_chunk(first), model.featurizer),
-                  featurize_chunk(bare_chunk(slice_chunk(second, 0, 75)), model.featurizer)]
+    featurized = deque([featurize_chunk(bare_chunk(first), model.featurizer),
+                        featurize_chunk(bare_chunk(slice_chunk(second, 0, 75)), model.featurizer)])
     plain, ahead = io.StringIO(), io.StringIO()
     predict_stream(model, src, plain, chunk_size=200, workers=2)
     summary = predict_stream(model, src, ahead, chunk_size=200, workers=2, featurized=featurized)
     assert ahead.getvalue() == plain.getvalue()
     assert summary.rows == rows == len(pd.read_csv(io.StringIO(ahead.getvalue()), keep_default_na=False))
+    assert not featurized  # each taken as used, so freed before the run ends
 
 
 def test_features_that_do_not_fit_their_chunk_are_redone(tiny_model, tmp_path):
@@ -199,7 +204,7 @@ def test_features_that_do_not_fit_their_chunk_are_redone(tiny_model, tmp_path):
     too_long = featurize_chunk(bare_chunk(next(iter_chunks(src, chunk_size=30))), model.featurizer)
     plain, ahead = io.StringIO(), io.StringIO()
     predict_stream(model, src, plain, chunk_size=20)
-    predict_stream(model, src, ahead, chunk_size=20, featurized=[too_long])
+    predict_stream(model, src, ahead, chunk_size=20, featurized=deque([too_long]))
     assert ahead.getvalue() == plain.getvalue() and len(chunk) == 20
 
 
@@ -211,7 +216,7 @@ def test_real_head_start_gives_the_same_output(tiny_model, tmp_path):
     plain, ahead = io.StringIO(), io.StringIO()
     predict_stream(model, src, plain, chunk_size=200, workers=2)  # meanwhile the head start works
     featurized = head.take(model.featurizer)
-    assert all(d.num_rows == 200 for d in featurized[:-1])
+    assert all(d.num_rows == 200 for d in list(featurized)[:-1])
     assert sum(d.num_rows for d in featurized) <= head_start.HEAD_MAX_ROWS
     predict_stream(model, src, ahead, chunk_size=200, workers=2, featurized=featurized)
     assert ahead.getvalue() == plain.getvalue()
