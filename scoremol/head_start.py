@@ -24,7 +24,8 @@ import pandas as pd
 from scoremol.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
 from scoremol.io import iter_chunks
 from scoremol.model_meta import prediction_featurizer, read_model_meta
-from scoremol.parallel import bare_chunk, concat_datasets, default_workers, split_chunk
+from scoremol.parallel import (bare_chunk, concat_datasets, default_workers, release_signals, signals_held,
+                               split_chunk)
 
 #: At most this many rows are featurized ahead (bounded memory whatever the import takes).
 HEAD_MAX_ROWS = 6_000
@@ -37,8 +38,8 @@ REPLY_TIMEOUT_S = 5.0
 
 def _head_process(*args: object) -> None:
     """The forked process: Ctrl-C is the parent's to handle; then :func:`featurize_ahead`."""
+    release_signals()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     featurize_ahead(*args)
 
 
@@ -115,7 +116,8 @@ class HeadStart:
                 pass
         process = context.Process(target=_head_process, daemon=True, name="scoremol-head-start",
                                   args=(writer, stop, os.getpid(), input, smiles_col, fmt, chunk_size, settings))
-        process.start()
+        with signals_held():
+            process.start()
         writer.close()  # only the child writes: its exit is our end of file
         return cls(process, reader, stop, settings)
 

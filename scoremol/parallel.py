@@ -17,9 +17,11 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Generic, TypeVar
@@ -122,8 +124,45 @@ class ChunkJob(Generic[Part, Result]):
     initargs: tuple = ()
 
 
+#: Signals held while this process forks (see :func:`signals_held`).
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while this process forks, and raise them right after.
+
+    Right after a fork CPython runs at-fork callbacks (logging's lock release, among
+    others), where an exception is printed as "ignored" and lost: a Ctrl-C landing in
+    that instant was swallowed, and the command ran on to the end. Meanwhile the handlers
+    only note the signal; once the fork is done the usual handlers are back and the noted
+    signals are raised again. (Blocking the signal in this thread is not enough: numpy's
+    and torch's threads would still take it.) Forked children reset what they inherit
+    (:func:`release_signals`).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in HELD_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        for s in dict.fromkeys(noted):
+            signal.raise_signal(s)
+
+
+def release_signals() -> None:
+    """In a child forked under :func:`signals_held`: SIGTERM ends it again (the caller
+    decides about SIGINT)."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
     """Workers leave Ctrl-C to the parent, which stops the pool and reports once."""
+    release_signals()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
         initializer(*initargs)
@@ -174,10 +213,11 @@ def iter_chunk_results(
         def submit(chunk: MoleculeChunk) -> None:
             pending.append((chunk, [pool.submit(job.remote, bare_chunk(p)) for p in split_chunk(chunk, WORK_ROWS)]))
 
-        for chunk in source:
-            submit(chunk)
-            if len(pending) >= 2 * workers:
-                break
+        with signals_held():  # the first submit forks the workers
+            for chunk in source:
+                submit(chunk)
+                if len(pending) >= 2 * workers:
+                    break
         while first:  # while the pool works on the chunks after them
             chunk, finish = first.popleft()
             yield chunk, finish(chunk)

@@ -72,3 +72,23 @@ def test_collate_matches_pyg_batch():
         for key in ("x", "edge_index", "edge_attr", "batch", "ptr"):
             assert torch.equal(getattr(ref, key), getattr(batch, key)), key
         assert batch.num_graphs == len(ids)
+
+
+def test_a_signal_during_a_fork_is_held_then_raised():
+    """Ctrl-C landing while the pool forks must not be lost in CPython's at-fork callbacks
+    (where exceptions are only printed): held, it is raised right after."""
+    import subprocess
+    import sys
+
+    script = (
+        "import os, signal\n"
+        "from scoremol.parallel import signals_held\n"
+        "try:\n"
+        "    with signals_held():\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "        print('held', flush=True)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('raised after')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.stdout.split() == ["held", "raised", "after"], proc.stderr
