@@ -20,13 +20,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from scoremol import cv as cvlib
-from scoremol.cache import featurize_input
-from scoremol.dataset import FeaturizerSettings
-from scoremol.datasets import resolve
-from scoremol.descriptors import descriptor_names
+from scoremol.training import cv as cvlib
+from scoremol.featurizers.cache import featurize_input
+from scoremol.featurizers.dataset import FeaturizerSettings
+from scoremol.data.registry import resolve
+from scoremol.featurizers.descriptors import descriptor_names
 from scoremol.nn import GRAPH_ARCHITECTURES, ModelConfig
-from scoremol.train import TrainConfig
+from scoremol.training.fit import TrainConfig
 
 RESULTS = Path(__file__).parent / "results"
 TABLE = RESULTS / "esol_cv.csv"

@@ -20,13 +20,13 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import torch  # noqa: E402
 from rdkit import Chem  # noqa: E402
 
-from scoremol.chem import parse_molecule  # noqa: E402
-from scoremol.dataset import FeaturizerSettings, featurize_chunk  # noqa: E402
-from scoremol.datasets import resolve_input  # noqa: E402
-from scoremol.featurize import mol_to_arrays  # noqa: E402
-from scoremol.io import MoleculeChunk, read_input  # noqa: E402
-from scoremol.datasets import resolve  # noqa: E402
-from scoremol.descriptors import compute_descriptor_matrix, descriptor_names  # noqa: E402
+from scoremol.featurizers.molecule import parse_molecule  # noqa: E402
+from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk  # noqa: E402
+from scoremol.data.registry import resolve_input  # noqa: E402
+from scoremol.featurizers.graph import mol_to_arrays  # noqa: E402
+from scoremol.data.read import MoleculeChunk, read_input  # noqa: E402
+from scoremol.data.registry import resolve  # noqa: E402
+from scoremol.featurizers.descriptors import compute_descriptor_matrix, descriptor_names  # noqa: E402
 from scoremol.parallel import default_workers, featurize_all  # noqa: E402
 import numpy as np  # noqa: E402
 

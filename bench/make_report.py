@@ -9,6 +9,8 @@ writes bench/results/parity.png and bench/results/convergence.png.
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
 from pathlib import Path
 
@@ -20,9 +22,17 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 
 def _spec(name: str) -> dict:
-    """The study's settings for a configuration name ({} for rows made outside the study)."""
-    from esol_study import configs
+    """The study's settings for a configuration name ({} for rows made outside the study).
 
+    esol_study imports scoremol (and torch); when that import fails, the only setting the
+    table needs (a fixed schedule without validation split, ``_fullN`` in the name) is read
+    from the name, so the report still runs from bench/results alone.
+    """
+    try:
+        from esol_study import configs
+    except ImportError:
+        match = re.search(r"_full(\d+)(?:_|$)", name)
+        return {"val_fraction": 0.0, "epochs": int(match.group(1))} if match else {}
     return configs().get(name, {})
 
 
@@ -80,8 +90,11 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
         lims = [min(oof.y_true.min(), oof.y_pred.min()) - 0.5, max(oof.y_true.max(), oof.y_pred.max()) + 0.5]
         ax.plot(lims, lims, "k--", lw=1)
         rmse = float(np.sqrt(np.mean((oof.y_true - oof.y_pred) ** 2)))
+        # two title lines: a long configuration name no longer runs off the figure
         ax.set(xlim=lims, ylim=lims, xlabel="measured log S (mol/L)", ylabel="predicted (out of fold)",
-               title=f"ESOL, {best}: RMSE {rmse:.3f}")
+               title=f"ESOL, out of fold (all folds pooled): RMSE {rmse:.3f}\n{best}")
+        ax.set_aspect("equal")
+        ax.grid(alpha=0.3)
         fig.tight_layout()
         fig.savefig(RESULTS / "parity.png", dpi=120)
     curves = sorted((RESULTS / "curves").glob("*.csv"))
@@ -89,16 +102,38 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
     if wanted:
         archs = sorted({c.stem.rsplit("_", 1)[0] for c in wanted} - {"mlp"})
         colours = dict(zip(MODES, ("tab:blue", "tab:orange", "tab:green", "tab:red")))
-        fig, axes = plt.subplots(1, len(archs), figsize=(4 * len(archs), 3.5), squeeze=False)
-        for ax, arch in zip(axes[0], archs):
-            for mode in ("base", "classic", "skip", "score"):
+        # A grid (at most 3 columns, one slot kept for the shared legend) instead of one row:
+        # 3 x 4.1 in at 110 dpi is about 1,350 px wide, readable when scaled to page width.
+        ncols = min(3, len(archs) + 1)
+        nrows = math.ceil((len(archs) + 1) / ncols)
+        fig, axes = plt.subplots(nrows, ncols, figsize=(4.1 * ncols, 3.0 * nrows), squeeze=False,
+                                 sharex=True, sharey=True)
+        flat = list(axes.flat)
+        for i, (ax, arch) in enumerate(zip(flat, archs)):
+            for mode in MODES:
                 path = RESULTS / "curves" / f"{arch}_{mode}.csv"
                 if path.is_file():
                     h = pd.read_csv(path)
                     mean = h.groupby("epoch")["val_rmse"].median()
-                    ax.plot(mean.index, mean.values, label=mode, color=colours[mode], lw=1)
-            ax.set(title=arch, xlabel="epoch", ylabel="validation RMSE (median of folds)", ylim=(0.4, 1.5))
-            ax.legend()
+                    ax.plot(mean.index, mean.values, label=mode, color=colours[mode], lw=1.2)
+            ax.set_title(arch, fontsize=12)
+            ax.set_ylim(0.45, 1.2)
+            ax.grid(alpha=0.3)
+            ax.tick_params(labelsize=10, labelbottom=True, labelleft=i % ncols == 0)
+            if i % ncols == 0:
+                ax.set_ylabel("validation RMSE", fontsize=11)
+            if i >= len(archs) - ncols:  # last panel of its column
+                ax.set_xlabel("epoch", fontsize=11)
+        legend_ax = flat[len(archs)]
+        legend_ax.axis("off")
+        handles, labels = flat[0].get_legend_handles_labels()
+        legend_ax.legend(handles, labels, loc="center", bbox_to_anchor=(0.5, 0.62), fontsize=12, title="depth mode", title_fontsize=12,
+                         frameon=False)
+        legend_ax.text(0.5, 0.05, "median over the 5 folds\nper epoch, no descriptors", ha="center",
+                       va="bottom", fontsize=10, transform=legend_ax.transAxes)
+        for ax in flat[len(archs) + 1:]:
+            ax.axis("off")
+        fig.suptitle("ESOL: validation RMSE per epoch by depth mode", fontsize=13)
         fig.tight_layout()
         fig.savefig(RESULTS / "convergence.png", dpi=110)
 

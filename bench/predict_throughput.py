@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from scoremol.datasets import resolve
+from scoremol.data.registry import resolve
 
 sys.path.insert(0, str(Path(__file__).parent))
 from measure import run_measured as run  # noqa: E402

@@ -12,7 +12,7 @@ def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ScoremolError("--device cuda requested but no CUDA device is available")
+        raise ScoremolError(f"device {device!r} requested but no CUDA device is available")
     if device != "cpu" and not device.startswith("cuda"):
         raise ScoremolError(f"unknown device {device!r}; use cpu, cuda or auto")
     return device

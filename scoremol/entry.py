@@ -15,6 +15,10 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+import time
+
+#: When the command started (before the heavy imports), for wall times users can trust.
+STARTED = time.perf_counter()
 
 
 def _flush_streams() -> None:

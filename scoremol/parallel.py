@@ -19,7 +19,7 @@ import os
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -29,8 +29,8 @@ from typing import Generic, TypeVar
 import numpy as np
 import pandas as pd
 
-from scoremol.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
-from scoremol.io import MoleculeChunk
+from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
+from scoremol.data.read import MoleculeChunk
 
 Part = TypeVar("Part")
 Result = TypeVar("Result")
@@ -137,8 +137,7 @@ def signals_held() -> Iterator[None]:
     that instant was swallowed, and the command ran on to the end. Meanwhile the handlers
     only note the signal; once the fork is done the usual handlers are back and the noted
     signals are raised again. (Blocking the signal in this thread is not enough: numpy's
-    and torch's threads would still take it.) Forked children reset what they inherit
-    (:func:`release_signals`).
+    and torch's threads would still take it.) Forked workers reset what they inherit.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -154,15 +153,10 @@ def signals_held() -> Iterator[None]:
             signal.raise_signal(s)
 
 
-def release_signals() -> None:
-    """In a child forked under :func:`signals_held`: SIGTERM ends it again (the caller
-    decides about SIGINT)."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
 def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
-    """Workers leave Ctrl-C to the parent, which stops the pool and reports once."""
-    release_signals()
+    """Workers leave Ctrl-C to the parent, which stops the pool and reports once; SIGTERM
+    (held while forking, see :func:`signals_held`) ends a worker again."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if initializer is not None:
         initializer(*initargs)
@@ -179,19 +173,15 @@ def _pool(workers: int, job: ChunkJob) -> ProcessPoolExecutor:
 
 def iter_chunk_results(
     chunks: Iterable[MoleculeChunk], job: ChunkJob, workers: int | None = None, min_rows: int = PARALLEL_MIN_ROWS,
-    ready: Sequence[Callable[[MoleculeChunk], object]] = (),
 ) -> Iterator[tuple[MoleculeChunk, object]]:
     """``(chunk, result of job on it)`` for every chunk, in order.
 
     A pool starts only once more than ``min_rows`` rows have been seen, so a small input
     is processed in this process; up to ``2 * workers`` chunks are in flight, so the
-    consumer (e.g. writing output) overlaps with the work on the next chunks. The first
-    ``len(ready)`` chunks are work already done elsewhere: ``ready[i](chunk)`` finishes
-    chunk ``i`` in this process, while the pool starts on the chunks after them.
+    consumer (e.g. writing output) overlaps with the work on the next chunks.
     """
     workers = default_workers() if workers is None else max(1, workers)
     iterator = iter(chunks)
-    first = deque((chunk, finish) for finish, chunk in zip(ready, iterator))
     buffered: list[MoleculeChunk] = []
     seen = 0
     for chunk in iterator:
@@ -199,10 +189,7 @@ def iter_chunk_results(
         seen += len(chunk)
         if workers > 1 and seen > min_rows:
             break
-    else:  # the rest of the input fits under the threshold, or one worker: no pool
-        while first:  # popped, so that each is freed once done
-            chunk, finish = first.popleft()
-            yield chunk, finish(chunk)
+    else:  # the input fits under the threshold, or one worker: no pool
         for chunk in _chain(buffered, iterator):
             yield chunk, job.local(chunk)
         return
@@ -218,9 +205,6 @@ def iter_chunk_results(
                 submit(chunk)
                 if len(pending) >= 2 * workers:
                     break
-        while first:  # while the pool works on the chunks after them
-            chunk, finish = first.popleft()
-            yield chunk, finish(chunk)
         for chunk in source:
             done, parts = pending.popleft()
             yield done, job.combine([f.result() for f in parts], done)

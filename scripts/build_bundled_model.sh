@@ -8,6 +8,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SCOREMOL_DATA="${SCOREMOL_DATA:-../shared/data}"
-.venv/bin/scoremol train esol --seed 0 -o scoremol/models/esol_solubility.pt
-.venv/bin/scoremol train esol --seed 0 --preset fast -o scoremol/models/esol_solubility_fast.pt
-ls -l scoremol/models/esol_solubility*.pt
+.venv/bin/scoremol train esol --seed 0 -o scoremol/pretrained/esol_solubility.pt
+.venv/bin/scoremol train esol --seed 0 --preset fast -o scoremol/pretrained/esol_solubility_fast.pt
+ls -l scoremol/pretrained/esol_solubility*.pt

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = Path(os.environ.get("SCOREMOL_DATA", ROOT.parent / "shared" / "data")).resolve()
+SHARED_DATA = Path(os.environ.get("SCOREMOL_DATA", ROOT / "data")).resolve()
 ESOL = SHARED_DATA / "esol.csv"
 ESOL_FOLDS = SHARED_DATA / "esol_folds.csv"
 
@@ -50,8 +50,8 @@ ESOL_TARGET = "measured log solubility in mols per litre"
 @pytest.fixture(scope="session")
 def esol_data(esol_path):
     """ESOL featurized once per session, with descriptors."""
-    from scoremol.cache import featurize_input
-    from scoremol.dataset import FeaturizerSettings
+    from scoremol.featurizers.cache import featurize_input
+    from scoremol.featurizers.dataset import FeaturizerSettings
 
     data, _ = featurize_input(str(esol_path), FeaturizerSettings(descriptors=True), use_cache=False)
     return data
@@ -62,9 +62,9 @@ def tiny_model(esol_data, tmp_path_factory):
     """A quickly trained 2-member ensemble (80 molecules, 3 epochs) saved to disk."""
     import numpy as np
 
-    from scoremol.checkpoint import save_model
+    from scoremol.models.checkpoint import save_model
     from scoremol.nn import ModelConfig
-    from scoremol.train import TrainConfig, train_model
+    from scoremol.training.fit import TrainConfig, train_model
 
     config = ModelConfig(arch="gcn", mode="score", hidden=16, head_hidden=(16,), use_descriptors=False)
     model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=3, ensemble=2), rows=np.arange(80))

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 import torch
 
-from scoremol.dataset import FeaturizerSettings, featurize_chunk
-from scoremol.io import read_input
-from scoremol.predict import predict_stream
+from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
+from scoremol.data.read import read_input
+from scoremol.inference.predict import predict_stream
 from tests.conftest import ESOL_TARGET, run_cli
 
 # (case, SMILES, expected status, a fragment of the expected reason ("" = no reason))
@@ -70,7 +70,7 @@ def test_very_large_molecule_has_all_its_atoms():
 
 
 def read_input_from_list(smiles):
-    from scoremol.io import MoleculeChunk
+    from scoremol.data.read import MoleculeChunk
 
     return MoleculeChunk(pd.DataFrame({"smiles": smiles}), list(smiles), 0)
 
@@ -147,7 +147,7 @@ def test_non_numeric_and_nan_targets_are_left_out_of_training(tmp_path):
     model = tmp_path / "m.pt"
     _, err, rc = run_cli("train", str(src), "--target", "y", "--epochs", "2", "--hidden", "16", "-o", str(model))
     assert rc == 0, err
-    from scoremol.checkpoint import load_model
+    from scoremol.models.checkpoint import load_model
 
     assert load_model(model).metrics["n_train_molecules"] == 4
 

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 import torch
 
-from scoremol.checkpoint import load_model, save_model
-from scoremol.descriptors import ALL_DESCRIPTORS, FAST_DESCRIPTORS, SLOW_DESCRIPTORS, TREE_DESCRIPTORS, union
+from scoremol.models.checkpoint import load_model, save_model
+from scoremol.featurizers.descriptors import ALL_DESCRIPTORS, FAST_DESCRIPTORS, SLOW_DESCRIPTORS, TREE_DESCRIPTORS, union
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig
-from scoremol.train import TrainConfig, train_model
+from scoremol.training.fit import TrainConfig, train_model
 from tests.conftest import ESOL_TARGET, run_cli
 
 SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))

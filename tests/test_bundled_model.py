@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from scoremol.checkpoint import load_model
+from scoremol.models.checkpoint import load_model
 from scoremol.defaults import DEFAULTS
-from scoremol.models import bundled_model_path
+from scoremol.pretrained import bundled_model_path
 from tests.conftest import ESOL_TARGET, ROOT, run_cli
 
 
@@ -60,7 +60,7 @@ def test_bundled_fast_model_is_the_fast_preset_and_predicts_sensibly():
 
 
 def test_a_model_file_named_like_a_bundled_model_wins(tmp_path, monkeypatch):
-    from scoremol.models import resolve_model
+    from scoremol.pretrained import resolve_model
 
     monkeypatch.chdir(tmp_path)
     assert resolve_model(None)[1] == "esol"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from scoremol import featurize as F
-from scoremol.cache import featurize_input, features_cache_dir
-from scoremol.dataset import FeaturizedDataset, FeaturizerSettings
+from scoremol.featurizers import graph as F
+from scoremol.featurizers.cache import featurize_input, features_cache_dir
+from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
 
 
 def write(tmp_path, text="smiles,y\nCCO,1.0\nc1ccccc1,2.0\nxyz,3\n"):

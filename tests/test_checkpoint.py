@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from scoremol.checkpoint import load_model, save_model
+from scoremol.models.checkpoint import load_model, save_model
 from scoremol.errors import ScoremolError
-from scoremol.train import build_graphs
+from scoremol.training.fit import build_graphs
 
 
 def test_round_trip_gives_identical_predictions(tiny_model, esol_data):

@@ -2,7 +2,7 @@
 
 from rdkit import Chem
 
-from scoremol.chem import parse_molecule
+from scoremol.featurizers.molecule import parse_molecule
 
 
 def test_salt_is_stripped_and_neutralized():

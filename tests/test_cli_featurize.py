@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scoremol.dataset import FeaturizedDataset
+from scoremol.featurizers.dataset import FeaturizedDataset
 from tests.conftest import run_cli
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
-from scoremol.checkpoint import load_model
+from scoremol.models.checkpoint import load_model
 from tests.conftest import ESOL_TARGET, run_cli
 
 FAST = ["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "1", "--blend-catboost", "0"]

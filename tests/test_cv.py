@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoremol import cv as cvlib
+from scoremol.training import cv as cvlib
 from scoremol.errors import ScoremolError
 from tests.conftest import ESOL_FOLDS, run_cli
 

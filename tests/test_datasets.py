@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
-from scoremol import datasets
-from scoremol.datasets import REGISTRY, lookup_by_checksum, resolve, resolve_input, sha256_file
+from scoremol.data import registry as datasets
+from scoremol.data.registry import REGISTRY, lookup_by_checksum, resolve, resolve_input, sha256_file
 from scoremol.errors import ScoremolError
 
 

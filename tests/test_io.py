@@ -9,7 +9,8 @@ import pytest
 from rdkit import Chem
 
 from scoremol.errors import ScoremolError
-from scoremol.io import atomic_write, iter_chunks, read_input
+from scoremol.data.atomic import atomic_write
+from scoremol.data.read import iter_chunks, read_input
 
 
 def write(tmp_path, name: str, content: str | bytes):

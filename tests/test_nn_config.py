@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch_geometric.data import Batch
 
-from scoremol.featurize import smiles_to_graph
+from scoremol.featurizers.graph import smiles_to_graph
 from scoremol.nn import ARCHITECTURES, ModelConfig, build_model
 
 SMILES = ["c1ccccc1", "CCO", "CC(=O)Oc1ccccc1C(=O)O", "C"]

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch_geometric.data import Batch
 
-from scoremol.featurize import smiles_to_graph
+from scoremol.featurizers.graph import smiles_to_graph
 from scoremol.nn import MODES, Depth, ModelConfig, build_model, count_parameters
 from scoremol.nn.dense import DenseModel
 

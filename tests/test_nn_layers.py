@@ -7,7 +7,7 @@ import torch
 import torch.nn.functional as F
 from torch_geometric.data import Batch
 
-from scoremol.featurize import ATOM_DIM, BOND_DIM, smiles_to_graph
+from scoremol.featurizers.graph import ATOM_DIM, BOND_DIM, smiles_to_graph
 from scoremol.nn import BLOCKS, GRAPH_ARCHITECTURES, READOUTS, ModelConfig, count_parameters
 from scoremol.nn.blocks import DMPNNBlock, GCNBlock, MPNNBlock, dmpnn_message
 from scoremol.nn.context import GraphContext, reverse_edge_index

@@ -7,7 +7,7 @@ import torch
 from torch import nn
 from torch_geometric.data import Batch, Data
 
-from scoremol.featurize import smiles_to_graph
+from scoremol.featurizers.graph import smiles_to_graph
 from scoremol.nn import (
     GRAPH_ARCHITECTURES,
     INTEGRATORS,

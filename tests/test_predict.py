@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pandas as pd
 
-from scoremol.io import read_input
-from scoremol.predict import predict_chunk, predict_stream
+from scoremol.data.read import read_input
+from scoremol.inference.predict import predict_chunk, predict_stream
 from tests.conftest import ESOL_TARGET, run_cli
 
 MESSY = "smiles,name\nCCO,ethanol\n,blank\nnot_a_smiles,bad\n[Na+].CC(=O)[O-],salt\nCCO,ethanol again\nc1ccccc1,benzene\n"
@@ -85,9 +85,9 @@ def test_predicting_with_a_dmpnn_model_does_not_import_torch_geometric():
     """PyG's import costs seconds per command; DMPNN prediction runs on plain torch."""
     code = (
         "import sys\n"
-        "from scoremol.checkpoint import load_model\n"
-        "from scoremol.models import bundled_model_path\n"
-        "from scoremol.predict import iter_predictions\n"
+        "from scoremol.models.checkpoint import load_model\n"
+        "from scoremol.pretrained import bundled_model_path\n"
+        "from scoremol.inference.predict import iter_predictions\n"
         "values = list(iter_predictions(load_model(bundled_model_path('fast')), ['CCO', 'c1ccccc1', 'xx']))\n"
         "assert values[0] > values[1] and values[2] != values[2], values\n"
         "print(sorted(m for m in sys.modules if m.startswith('torch_geometric')))\n"

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rdkit import Chem
 
-from scoremol.chem import STATUS_OK
-from scoremol.dataset import FeaturizerSettings, featurize_chunk
-from scoremol.io import MoleculeChunk, iter_chunks
-from scoremol.predict import predict_chunk, predict_stream
+from scoremol.featurizers.molecule import STATUS_OK
+from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
+from scoremol.data.read import MoleculeChunk, iter_chunks
+from scoremol.inference.predict import predict_chunk, predict_stream
 
 SMILES_ALPHABET = "CNOSPFIBrcnos()[]=#@+-.123456789%*/\\Hl "
 smiles_like = st.text(alphabet=SMILES_ALPHABET, max_size=40)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from scoremol.scaling import DescriptorScaler, TargetScaler
+from scoremol.data.scaling import DescriptorScaler, TargetScaler
 
 
 def test_target_scaler_ignores_missing_values():

@@ -10,7 +10,7 @@ import pytest
 
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig
-from scoremol.train import TrainConfig, build_graphs, train_model
+from scoremol.training.fit import TrainConfig, build_graphs, train_model
 from tests.conftest import ESOL_FOLDS, ESOL_TARGET
 
 SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))

@@ -34,7 +34,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from measure import run_measured  # noqa: E402
 
-from scoremol.datasets import resolve  # noqa: E402
+from scoremol.data.registry import resolve  # noqa: E402
 
 TARGET = "measured log solubility in mols per litre"
 CHEMPROP = "chemprop==2.3.1"

@@ -14,14 +14,11 @@ from typing import Any, Callable
 
 from torch import nn
 
-from scoremol.featurize import ATOM_DIM, BOND_DIM
+from scoremol.featurizers.layout import ATOM_DIM, BOND_DIM
 from scoremol.nn.activations import ACTIVATIONS
 from scoremol.nn.depth import Depth, validate_depth_args
+from scoremol.spec import DEFAULTS, DENSE_ARCHITECTURES, GRAPH_ARCHITECTURES
 
-GRAPH_ARCHITECTURES: tuple[str, ...] = (
-    "gcn", "gat", "gine", "mpnn", "dmpnn", "attentivefp", "transformer",
-)
-DENSE_ARCHITECTURES: tuple[str, ...] = ("mlp", "score-mlp")
 ARCHITECTURES: tuple[str, ...] = GRAPH_ARCHITECTURES + DENSE_ARCHITECTURES
 READOUT_NAMES: tuple[str, ...] = ("molattfp", "sum", "mean")
 
@@ -49,18 +46,18 @@ class ModelConfig:
     ``build_model``; every bad value raises ``ValueError``.
     """
 
-    arch: str = "dmpnn"
-    mode: str = "score"
-    dt: float = 0.5
-    steps: int = 4
-    integrator: str = "euler"
-    learnable_dt: bool = False
+    arch: str = DEFAULTS.arch
+    mode: str = DEFAULTS.mode
+    dt: float = DEFAULTS.dt
+    steps: int = DEFAULTS.steps
+    integrator: str = DEFAULTS.integrator
+    learnable_dt: bool = DEFAULTS.learnable_dt
     step_norm: bool = False
-    readout: str = "molattfp"
+    readout: str = DEFAULTS.readout
     readout_steps: int = 2
-    hidden: int = 128
-    dropout: float = 0.1
-    heads: int = 4
+    hidden: int = DEFAULTS.hidden
+    dropout: float = DEFAULTS.dropout
+    heads: int = DEFAULTS.heads
     head_hidden: tuple[int, ...] = (128, 64, 32)
     use_descriptors: bool = False
     descriptor_dim: int = 0

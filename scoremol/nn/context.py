@@ -54,5 +54,5 @@ def reverse_edge_index(edge_index: Tensor) -> Tensor:
         and torch.equal(edge_index[1, rev], edge_index[0])
     ):
         raise ValueError("edge e ^ 1 is not the reverse of edge e: edges must be stored as "
-                         "consecutive (forward, reverse) pairs, as scoremol.featurize does")
+                         "consecutive (forward, reverse) pairs, as scoremol.featurizers.graph does")
     return rev

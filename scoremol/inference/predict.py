@@ -8,7 +8,6 @@ gets one column per target (``<target>_std`` too for ensembles) plus ``status`` 
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
@@ -19,12 +18,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from scoremol.chem import STATUS_OK
-from scoremol.dataset import FeaturizedDataset, featurize_chunk
+from scoremol.featurizers.molecule import STATUS_OK
+from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.errors import ScoremolError
-from scoremol.io import MoleculeChunk, iter_chunks
-from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results, slice_chunk
-from scoremol.trained import TrainedModel
+from scoremol.data.read import MoleculeChunk, iter_chunks
+from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
+from scoremol.models.trained import TrainedModel
 
 
 @dataclass
@@ -37,19 +36,34 @@ class PredictSummary:
         return self.rows - self.predicted
 
 
-def output_columns(model: TrainedModel, input_columns: list[str]) -> tuple[list[str], list[str], str, str]:
-    """Names of the prediction, std, status and reason columns, avoiding input columns."""
+def output_columns(model: TrainedModel, input_columns: list[str],
+                   legacy_names: bool = False) -> tuple[list[str], list[str], str, str]:
+    """Names of the prediction, spread, status and reason columns, avoiding input columns.
+
+    Predictions are ``<label>_pred`` and ``<label>_std`` (``logS_pred`` for a solubility
+    model; see :func:`scoremol.data.registry.target_label`); ``legacy_names`` gives the
+    names of scoremol 0.1 (the training column's name, ``<name>_std``).
+    """
+    from scoremol.data.registry import target_label
+
     taken = set(map(str, input_columns))
 
     def free(name: str) -> str:
         candidate = name
         while candidate in taken:
-            candidate = f"{candidate}_pred" if candidate == name else f"scoremol_{candidate}"
+            candidate = f"{candidate}_pred" if candidate == name and legacy_names else f"scoremol_{candidate}"
         taken.add(candidate)
         return candidate
 
-    preds = [free(t) for t in model.target_names]
-    stds = [free(f"{p}_std") for p in preds] if len(model.members) > 1 else []
+    if legacy_names:
+        preds = [free(t) for t in model.target_names]
+        stds = [free(f"{p}_std") for p in preds]
+    else:
+        labels = [target_label(t) for t in model.target_names]
+        preds = [free(f"{label}_pred") for label in labels]
+        stds = [free(f"{label}_std") for label in labels]
+    if len(model.members) < 2:
+        stds = []
     return preds, stds, free("status"), free("reason")
 
 
@@ -100,10 +114,11 @@ def predict_chunk(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 2
     return chunk_output(model, chunk, predict_part(model, chunk, batch_size, device))
 
 
-def chunk_output(model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction) -> pd.DataFrame:
+def chunk_output(model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction,
+                 legacy_names: bool = False) -> pd.DataFrame:
     """The input rows of ``chunk`` with their prediction, spread, status and reason columns."""
     out = chunk.frame.copy()
-    preds, stds, status_col, reason_col = output_columns(model, list(chunk.frame.columns))
+    preds, stds, status_col, reason_col = output_columns(model, list(chunk.frame.columns), legacy_names)
     n = len(chunk)
     for values, names in ((prediction.mean, preds), (prediction.std, stds)):
         for t, name in enumerate(names):
@@ -157,58 +172,33 @@ def predict_stream(
     device: str = "cpu",
     on_chunk: Callable[[int, int], None] | None = None,
     workers: int | None = None,
-    featurized: deque[FeaturizedDataset] | None = None,
+    legacy_names: bool = False,
 ) -> PredictSummary:
     """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk.
 
     Worker processes work on the next chunks while this process writes the current one
     (see :func:`prediction_job`); small inputs stay in one process. ``batch_size``
-    defaults to :func:`default_batch_size`. ``featurized`` holds the input's first chunks
-    already featurized (:class:`scoremol.head_start.HeadStart`), with the same
-    ``chunk_size`` and the model's featurizer settings; each is taken from the left as its
-    chunk is predicted, so that its memory is freed then, not at the end of the run.
+    defaults to :func:`default_batch_size`.
     """
     batch_size = batch_size or default_batch_size(device)
     chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
     job = prediction_job(model, batch_size, device)
-    featurized = featurized if featurized is not None else deque()
-    ready = [partial(_predict_featurized, model, featurized, job, batch_size, device)] * len(featurized)
     # closing: a failed write (`| head`) stops the worker pool now, not whenever the
     # suspended generator happens to be collected
-    with closing(iter_chunk_results(chunks, job, workers, ready=ready)) as results:
-        summary = _write_predictions(model, results, out, on_chunk)
+    with closing(iter_chunk_results(chunks, job, workers)) as results:
+        summary = _write_predictions(model, results, out, on_chunk, legacy_names)
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary
 
 
-def _predict_featurized(model: TrainedModel, featurized: deque[FeaturizedDataset], job: ChunkJob, batch_size: int,
-                        device: str, chunk: MoleculeChunk) -> ChunkPrediction:
-    """Predict ``chunk`` from the next of ``featurized``, the features of its first rows
-    made elsewhere; the rows after them are done as ``job`` would (any mismatch: the whole
-    chunk is)."""
-    data = featurized.popleft()
-    if data.num_rows > len(chunk) or data.settings != model.featurizer:
-        return job.local(chunk)
-    threads = torch.get_num_threads()
-    if str(device) == "cpu":
-        torch.set_num_threads(1)  # the worker pool has the cores: more threads here would only compete
-    try:
-        done = predict_data(model, data, batch_size, device)
-        if data.num_rows == len(chunk):
-            return done
-        return ChunkPrediction.concat([done, job.local(slice_chunk(chunk, data.num_rows, len(chunk)))])
-    finally:
-        torch.set_num_threads(threads)
-
-
 def _write_predictions(model: TrainedModel, results: Iterator[tuple[MoleculeChunk, ChunkPrediction]], out: TextIO,
-                       on_chunk: Callable[[int, int], None] | None) -> PredictSummary:
+                       on_chunk: Callable[[int, int], None] | None, legacy_names: bool = False) -> PredictSummary:
     """Write every predicted chunk as CSV; the header goes with the first."""
     summary = PredictSummary()
     columns: list[str] | None = None
     for chunk, prediction in results:
-        frame = chunk_output(model, chunk, prediction)
+        frame = chunk_output(model, chunk, prediction, legacy_names)
         if columns is None:
             columns = list(frame.columns)
         else:

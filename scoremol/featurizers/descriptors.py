@@ -2,7 +2,7 @@
 
 Several RDKit descriptors are NaN, infinite or astronomically large for some molecules
 (Ipc, partial charges, BCUT2D on unusual atoms). They are stored as NaN here and counted,
-so the training-time scaler (:mod:`scoremol.scaling`) can impute them deliberately.
+so the training-time scaler (:mod:`scoremol.data.scaling`) can impute them deliberately.
 """
 
 from __future__ import annotations

@@ -17,13 +17,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
-from scoremol.collate import Graph, collate_graphs
-from scoremol.dataset import FeaturizedDataset
-from scoremol.device import resolve_device  # noqa: F401  (re-exported: scoremol.train.resolve_device)
+from scoremol.data.collate import Graph, collate_graphs
+from scoremol.featurizers.dataset import FeaturizedDataset
+from scoremol.device import resolve_device  # noqa: F401  (re-exported: scoremol.training.fit.resolve_device)
 from scoremol.errors import ScoremolError
+from scoremol.spec import DEFAULTS
 from scoremol.nn import ModelConfig, build_model, count_parameters
-from scoremol.scaling import DescriptorScaler, TargetScaler
-from scoremol.trained import Member, TrainedModel, TreeBlend
+from scoremol.data.scaling import DescriptorScaler, TargetScaler
+from scoremol.models.trained import Member, TrainedModel, TreeBlend
 
 EpochCallback = Callable[[int, dict], None]  # (member index, epoch record)
 
@@ -32,29 +33,30 @@ EpochCallback = Callable[[int, dict], None]  # (member index, epoch record)
 class TrainConfig:
     """Optimisation settings (the model's own shape lives in ``ModelConfig``)."""
 
-    epochs: int = 150
-    batch_size: int = 32
-    lr: float = 1e-3
-    weight_decay: float = 1e-5
+    epochs: int = DEFAULTS.epochs
+    batch_size: int = DEFAULTS.batch_size
+    lr: float = DEFAULTS.lr
+    weight_decay: float = DEFAULTS.weight_decay
     warmup_epochs: int = 2
-    patience: int = 30
-    val_fraction: float = 0.1
+    patience: int = DEFAULTS.patience
+    val_fraction: float = DEFAULTS.val_fraction
     grad_clip: float = 5.0
-    seed: int = 0
-    ensemble: int = 1
-    device: str = "cpu"
+    seed: int = DEFAULTS.seed
+    ensemble: int = DEFAULTS.ensemble
+    device: str = DEFAULTS.device
     #: weight of a CatBoost model on RDKit descriptors blended into the mean (0 = none)
-    catboost_weight: float = 0.0
+    catboost_weight: float = DEFAULTS.blend_catboost
 
     def validate(self) -> None:
-        if self.epochs < 1 or self.batch_size < 1 or self.ensemble < 1:
-            raise ScoremolError("--epochs, --batch-size and --ensemble must be at least 1")
+        for name in ("epochs", "batch_size", "ensemble"):
+            if getattr(self, name) < 1:
+                raise ScoremolError(f"{name} must be at least 1, got {getattr(self, name)}")
         if not 0.0 <= self.val_fraction < 1.0:
-            raise ScoremolError("--val-fraction must be in [0, 1)")
+            raise ScoremolError(f"val_fraction must be in [0, 1), got {self.val_fraction}")
         if self.lr <= 0:
-            raise ScoremolError("--lr must be positive")
+            raise ScoremolError(f"lr must be positive, got {self.lr}")
         if not 0.0 <= self.catboost_weight < 1.0:
-            raise ScoremolError("--blend-catboost must be in [0, 1)")
+            raise ScoremolError(f"blend_catboost must be in [0, 1), got {self.catboost_weight}")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -160,10 +162,13 @@ def fit_member(
                 bad_epochs += 1
         record["best_val_rmse"] = best_rmse if val_graphs else math.nan
         record["seconds"] = time.perf_counter() - start_time
+        stop = bool(val_graphs) and bad_epochs >= config.patience
+        if stop:
+            record["stopped_early_best_epoch"] = best_epoch  # shown by progress displays
         history.append(record)
         if on_epoch is not None:
             on_epoch(member_index, record)
-        if val_graphs and bad_epochs >= config.patience:
+        if stop:
             break
     if best_state is None:  # no validation split: keep the last epoch
         best_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
@@ -187,7 +192,7 @@ def build_graphs(
     scaled = None
     if descriptor_scaler is not None:
         if data.descriptors is None:
-            raise ScoremolError("the model fuses descriptors but the features file has none; featurize with --descriptors")
+            raise ScoremolError("the model fuses descriptors but the data have none; featurize with descriptors")
         scaled = torch.from_numpy(descriptor_scaler.transform(data.descriptors[rows]))
     for k, i in enumerate(rows):
         g = Graph(*data.graph_tensors(int(i)))
@@ -207,6 +212,7 @@ def train_model(
     target_units: list[str] | None = None,
     on_epoch: EpochCallback | None = None,
     gnn_descriptors: tuple[str, ...] | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> TrainedModel:
     """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all).
 
@@ -215,9 +221,9 @@ def train_model(
     """
     config.validate()
     if config.catboost_weight > 0 and len(target_names) != 1:
-        raise ScoremolError("--blend-catboost needs a single target")
+        raise ScoremolError("blend_catboost > 0 needs a single target")
     if config.catboost_weight > 0 and data.descriptors is None:
-        raise ScoremolError("--blend-catboost needs descriptors; featurize with --descriptors")
+        raise ScoremolError("blend_catboost > 0 needs featurized descriptors")
     full, columns = data, None  # the tree uses every descriptor column, the network its own
     if gnn_descriptors is not None and data.descriptors is not None:
         have = list(data.settings.descriptor_names)
@@ -234,7 +240,7 @@ def train_model(
     descriptor_scaler = None
     if model_config.use_descriptors:
         if data.descriptors is None:
-            raise ScoremolError("descriptor fusion needs descriptors; featurize with --descriptors")
+            raise ScoremolError("use_descriptors=True needs featurized descriptors")
         descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
     members = []
@@ -252,8 +258,10 @@ def train_model(
         )
     tree = None
     if config.catboost_weight > 0:
-        from scoremol.baselines import catboost_features, catboost_to_bytes, fit_catboost
+        from scoremol.models.catboost import catboost_features, catboost_to_bytes, fit_catboost
 
+        if on_phase is not None:
+            on_phase("CatBoost")
         start = time.perf_counter()
         x = catboost_features(full, morgan=False)
         # every training molecule, a fixed number of trees: in the ESOL study this beat early

@@ -1,8 +1,8 @@
 """The CatBoost baseline: gradient-boosted trees on RDKit descriptors (+ Morgan counts).
 
-Graph and dense models train through :mod:`scoremol.train`; this is the non-neural
+Graph and dense models train through :mod:`scoremol.training.fit`; this is the non-neural
 reference the SCORE paper compares against (0.563 RMSE on ESOL), and the tree half of a
-blended model (``--blend-catboost``, :class:`scoremol.trained.TreeBlend`): its errors are
+blended model (``--blend-catboost``, :class:`scoremol.models.trained.TreeBlend`): its errors are
 the least correlated with a GNN ensemble's of anything in the ESOL study.
 """
 
@@ -12,8 +12,8 @@ import numpy as np
 from rdkit.Chem import rdFingerprintGenerator
 from sklearn.model_selection import train_test_split
 
-from scoremol.chem import parse_molecule
-from scoremol.dataset import FeaturizedDataset
+from scoremol.featurizers.molecule import parse_molecule
+from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.errors import ScoremolError
 
 
@@ -39,7 +39,7 @@ def morgan_counts(data: FeaturizedDataset, radius: int = 2, size: int = 2048) ->
 
 def catboost_features(data: FeaturizedDataset, morgan: bool) -> np.ndarray:
     if data.descriptors is None:
-        raise ScoremolError("the CatBoost baseline needs descriptors: featurize with --descriptors")
+        raise ScoremolError("the CatBoost baseline needs featurized descriptors")
     x = np.where(np.isfinite(data.descriptors), data.descriptors, np.nan).astype(np.float32)
     return np.hstack([x, morgan_counts(data)]) if morgan else x
 

@@ -22,7 +22,7 @@ from typing import BinaryIO
 import pandas as pd
 from rdkit import Chem
 
-from scoremol.chem import ParsedMolecule, finish_molecule, parse_molecule, STATUS_INVALID
+from scoremol.featurizers.molecule import ParsedMolecule, finish_molecule, parse_molecule, STATUS_INVALID
 from scoremol.errors import ScoremolError
 
 FORMATS = ("csv", "tsv", "smi", "sdf")
@@ -153,7 +153,7 @@ def find_smiles_column(columns: list[str], requested: str | None) -> str:
     if len(matches) == 1:
         return matches[0]
     raise ScoremolError(
-        "no SMILES column found (looked for smiles/SMILES/Smiles); pass --smiles-col; "
+        "no SMILES column found (looked for smiles/SMILES/Smiles); name the SMILES column (smiles_col); "
         f"columns are: {', '.join(map(str, columns))}"
     )
 
@@ -324,11 +324,11 @@ def iter_chunks(
             stream = io.BufferedReader(_Prefixed(first, stream))
         if kind == "sdf":
             if smiles_col is not None:
-                raise ScoremolError("--smiles-col does not apply to SDF input")
+                raise ScoremolError("smiles_col does not apply to SDF input")
             yield from _iter_sdf(stream, chunk_size)
         elif kind == "smi":
             if smiles_col not in (None, "smiles"):
-                raise ScoremolError("--smiles-col does not apply to .smi input (SMILES is the first field)")
+                raise ScoremolError("smiles_col does not apply to .smi input (SMILES is the first field)")
             yield from _iter_smi(stream, chunk_size)
         else:
             yield from _iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
@@ -346,31 +346,3 @@ def read_input(path: str, smiles_col: str | None = None, fmt: str | None = None)
     mols = None if chunks[0].mols is None else [m for c in chunks for m in c.mols or []]
     errors = None if chunks[0].errors is None else [e for c in chunks for e in c.errors or []]
     return MoleculeChunk(frame, smiles, 0, chunks[0].smiles_col, mols, errors)
-
-
-@contextlib.contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", **kwargs) -> Iterator[io.IOBase]:
-    """Open a temporary file beside ``path`` and move it into place only on success.
-
-    An error or interrupt leaves any previous file untouched and no partial file behind.
-    """
-    target = Path(path)
-    if target.exists() and not target.is_file():  # /dev/null, a FIFO: write straight through
-        with open(target, mode, **kwargs) as handle:
-            yield handle
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        with os.fdopen(fd, mode, **kwargs) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file normal permissions
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise

@@ -1,12 +1,11 @@
-"""Cross-validation: fold assignment (file, random, scaffold), per-fold runs, aggregation.
+"""Cross-validation: per-fold runs of a :class:`~scoremol.spec.TrainingSpec`, aggregation, outputs.
 
 The test fold is never seen before its final evaluation: scalers, early stopping and the
-validation split all come from the training portion (see :func:`scoremol.train.train_model`).
+validation split all come from the training portion (see :func:`scoremol.training.fit.train_model`).
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,87 +13,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from rdkit import Chem
-from rdkit.Chem.Scaffolds import MurckoScaffold
-from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
-from sklearn.model_selection import GroupKFold, KFold
 
+from scoremol.data.splits import folds_from_file, make_folds
 from scoremol.errors import ScoremolError
-
-SPLITS = ("random", "scaffold")
-
-
-def folds_from_file(path: str | Path, n_rows: int) -> np.ndarray:
-    """Fold of every data row from a ``row,fold`` CSV (row = 0-based data row)."""
-    try:
-        table = pd.read_csv(path)
-    except FileNotFoundError:
-        raise ScoremolError(f"folds file not found: {path}") from None
-    except Exception as exc:
-        raise ScoremolError(f"folds file {path} is not a readable CSV ({type(exc).__name__})") from None
-    if not {"row", "fold"} <= set(table.columns):
-        raise ScoremolError(f"folds file {path} needs columns row,fold; it has {', '.join(table.columns)}")
-    rows = pd.to_numeric(table["row"], errors="coerce")
-    fold = pd.to_numeric(table["fold"], errors="coerce")
-    if rows.isna().any() or fold.isna().any():
-        raise ScoremolError(f"folds file {path} has non-integer row or fold values")
-    rows, fold = rows.astype(int).to_numpy(), fold.astype(int).to_numpy()
-    if rows.min() < 0 or rows.max() >= n_rows:
-        raise ScoremolError(f"folds file {path} names rows outside 0..{n_rows - 1}")
-    if len(set(rows.tolist())) != len(rows):
-        raise ScoremolError(f"folds file {path} assigns some rows twice")
-    out = np.full(n_rows, -1, dtype=np.int64)
-    out[rows] = fold
-    return out  # -1: a row the file leaves out (never trained or tested on)
-
-
-def scaffold_of(smiles: str) -> str:
-    """Bemis-Murcko scaffold SMILES ('' for acyclic or unparsable molecules)."""
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        return ""
-    try:
-        return MurckoScaffold.MurckoScaffoldSmiles(mol=mol, includeChirality=False)
-    except Exception:
-        return ""
-
-
-def make_folds(smiles: list[str], k: int, split: str = "random", seed: int = 0) -> np.ndarray:
-    """Fold of every row: shuffled K-fold, or scaffold groups kept whole within a fold."""
-    n = len(smiles)
-    if k < 2 or k > n:
-        raise ScoremolError(f"--folds must be between 2 and the number of molecules ({n})")
-    folds = np.empty(n, dtype=np.int64)
-    if split == "random":
-        splitter = KFold(n_splits=k, shuffle=True, random_state=seed)
-        for f, (_, test) in enumerate(splitter.split(np.arange(n))):
-            folds[test] = f
-    elif split == "scaffold":
-        scaffolds = [scaffold_of(s) for s in smiles]
-        # acyclic molecules share the empty scaffold; spread them as singletons instead
-        groups = [s if s else f"__acyclic_{i}" for i, s in enumerate(scaffolds)]
-        codes = pd.factorize(pd.Series(groups))[0]
-        # shuffle group labels with the seed so fold composition depends on it
-        perm = np.random.default_rng(seed).permutation(codes.max() + 1)
-        splitter = GroupKFold(n_splits=k)
-        for f, (_, test) in enumerate(splitter.split(np.arange(n), groups=perm[codes])):
-            folds[test] = f
-    else:
-        raise ScoremolError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
-    return folds
-
-
-def regression_metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict[str, float]:
-    """RMSE, MAE and R2 over the finite targets."""
-    mask = np.isfinite(y_true)
-    t, p = y_true[mask], y_pred[mask]
-    if len(t) == 0:
-        return {"rmse": math.nan, "mae": math.nan, "r2": math.nan}
-    return {
-        "rmse": float(math.sqrt(mean_squared_error(t, p))),
-        "mae": float(mean_absolute_error(t, p)),
-        "r2": float(r2_score(t, p)) if len(t) > 1 else math.nan,
-    }
+from scoremol.featurizers.dataset import FeaturizedDataset
+from scoremol.spec import TrainingSpec
+from scoremol.training.metrics import regression_metrics
 
 
 @dataclass
@@ -159,16 +83,23 @@ def run_cv(
     return results
 
 
-def graph_runner(data, target: str, model_config, train_config, gnn_descriptors: tuple[str, ...] | None = None) -> FoldRunner:
-    """A fold runner for every neural model (graph and dense, optionally tree-blended)."""
-    from scoremol.train import train_model
+def spec_runner(data: FeaturizedDataset, target: str, spec: TrainingSpec,
+                network_descriptors: tuple[str, ...] | None = None, on_epoch=None, on_phase=None) -> FoldRunner:
+    """A fold runner that trains what ``spec`` describes (networks, blends, or CatBoost alone)."""
+    import dataclasses
+
+    from scoremol.training.setup import fit_spec
+
+    if spec.is_catboost and spec.morgan:
+        return catboost_runner(data, target, True, spec.resolved().val_fraction)
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
-        config = type(train_config)(**{**train_config.to_dict(), "seed": seed})
-        model = train_model(data, [target], model_config, config, rows=train, gnn_descriptors=gnn_descriptors)
-        pred = model.predict_features(data, device=train_config.device, ids=test)[0][:, 0]
+        fold_spec = dataclasses.replace(spec, seed=seed)
+        model = fit_spec(data, [target], fold_spec, network_descriptors, rows=train, on_epoch=on_epoch,
+                         on_phase=on_phase)
+        pred = model.predict_features(data, device=spec.device, ids=test)[0][:, 0]
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
-        best = float(np.mean([m.best_epoch for m in model.members]))
+        best = float(np.mean([m.best_epoch for m in model.members])) if model.members else float(model.tree.best_iteration)
         return pred, best, model.metrics["parameters"], history
 
     return run
@@ -177,8 +108,8 @@ def graph_runner(data, target: str, model_config, train_config, gnn_descriptors:
 def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterations: int | None = None) -> FoldRunner:
     """A fold runner for the CatBoost baseline (early stopping on ``val_fraction`` of the
     training portion, or a fixed number of trees on all of it when that is 0; see
-    :func:`scoremol.baselines.fit_catboost`)."""
-    from scoremol.baselines import catboost_features, fit_predict_catboost
+    :func:`scoremol.models.catboost.fit_catboost`)."""
+    from scoremol.models.catboost import catboost_features, fit_predict_catboost
 
     x = catboost_features(data, morgan)
     y = data.column_values(target)
@@ -190,15 +121,16 @@ def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterat
     return run
 
 
-def write_outputs(directory: Path, config: dict, results: list[FoldResult], data, target: str) -> dict:
+def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: str) -> dict:
     """cv_results.json, cv_folds.csv, oof_predictions.csv and cv_history.csv in ``directory``."""
     import json
 
-    from scoremol.io import atomic_write
+    from scoremol.data.atomic import atomic_write
 
+    directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    summary = summarize(results)
-    payload = {"config": config, "summary": summary, "folds": [r.row() for r in results]}
+    results = run.results
+    payload = run.payload()
     with atomic_write(directory / "cv_results.json") as handle:
         json.dump(payload, handle, indent=2)
     with atomic_write(directory / "cv_folds.csv", newline="") as handle:
@@ -222,3 +154,59 @@ def write_outputs(directory: Path, config: dict, results: list[FoldResult], data
         with atomic_write(directory / "cv_history.csv", newline="") as handle:
             pd.DataFrame(history).to_csv(handle, index=False, float_format="%.6g")
     return payload
+
+
+@dataclass
+class CVRun:
+    """A finished cross-validation: its settings, per-fold results and their summary."""
+
+    config: dict
+    results: list[FoldResult]
+
+    @property
+    def summary(self) -> dict:
+        return summarize(self.results)
+
+    def payload(self) -> dict:
+        """The JSON document ``cv --json`` prints and ``cv_results.json`` holds."""
+        return {"config": self.config, "summary": self.summary, "folds": [r.row() for r in self.results]}
+
+
+def cross_validate(
+    data: FeaturizedDataset,
+    target: str,
+    spec: TrainingSpec,
+    network_descriptors: tuple[str, ...] | None = None,
+    folds: int = 5,
+    folds_file: str | Path | None = None,
+    split: str = "random",
+    repeats: int = 1,
+    on_fold: Callable[[FoldResult], None] | None = None,
+    on_epoch=None,
+    on_phase=None,
+    input_name: str = "",
+) -> CVRun:
+    """K-fold cross-validation of ``spec`` on ``data``: folds from ``folds_file`` (``row,fold``)
+    or generated (``split`` random or scaffold, ``repeats`` times with new seeds)."""
+    spec = spec.resolved()
+    if repeats < 1:
+        raise ScoremolError("repeats must be at least 1")
+    if folds_file is not None and repeats > 1:
+        raise ScoremolError("repeats need generated folds; they cannot be combined with a folds file")
+    y = data.column_values(target)
+    smiles = data.table[data.smiles_col].astype(str).tolist()
+    graph_smiles = [smiles[r] for r in data.graph_row]
+    if folds_file is not None:
+        fold_of_graph = folds_from_file(folds_file, data.num_rows)[data.graph_row]
+    else:
+        fold_of_graph = make_folds(graph_smiles, folds, split, spec.seed)
+
+    def refold(r: int) -> np.ndarray:
+        return make_folds(graph_smiles, folds, split, spec.seed + r)
+
+    config = {"input": input_name, "target": target, "split": "file" if folds_file else split,
+              "folds_file": str(folds_file) if folds_file else None,
+              "folds": int(len(set(fold_of_graph.tolist()) - {-1})), "repeats": repeats, "spec": spec.to_dict()}
+    runner = spec_runner(data, target, spec, network_descriptors, on_epoch, on_phase)
+    results = run_cv(fold_of_graph, y, runner, repeats, spec.seed, refold, on_fold)
+    return CVRun(config, results)

@@ -37,82 +37,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 from rdkit import Chem
 
-from scoremol.chem import NOTHING_KNOWN, KnownTraits
+from scoremol.featurizers.layout import (  # noqa: F401  (ATOM_DIM, BOND_DIM: re-exported)
+    ATOM_DIM, ATOM_FEATURES, ATOM_OFFSETS, BOND_DIM, BOND_FEATURES, BOND_OFFSETS, BOND_STEREO_NAMES,
+    BOND_TYPE_NAMES, CHIRALITY_NAMES, DEGREES, ELEMENTS, FEATURIZER_VERSION, FORMAL_CHARGES,
+    HYBRIDIZATION_NAMES, TOTAL_HS,
+)
+from scoremol.featurizers.molecule import NOTHING_KNOWN, KnownTraits
 
 if TYPE_CHECKING:
     from torch_geometric.data import Data
 
-#: Bump whenever the meaning or order of any feature changes: it invalidates caches.
-FEATURIZER_VERSION = 1
-
-ELEMENTS: tuple[str, ...] = (
-    "H", "Li", "B", "C", "N", "O", "F", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "K", "Ca",
-    "Fe", "Cu", "Zn", "As", "Se", "Br", "Sn", "Te", "I", "Pt", "Hg", "Pb",
-)
-DEGREES = (0, 1, 2, 3, 4, 5)
-FORMAL_CHARGES = (-2, -1, 0, 1, 2)
-TOTAL_HS = (0, 1, 2, 3, 4)
-HYBRIDIZATIONS = (
-    Chem.HybridizationType.S,
-    Chem.HybridizationType.SP,
-    Chem.HybridizationType.SP2,
-    Chem.HybridizationType.SP3,
-    Chem.HybridizationType.SP3D,
-    Chem.HybridizationType.SP3D2,
-)
-CHIRALITIES = (
-    Chem.ChiralType.CHI_UNSPECIFIED,
-    Chem.ChiralType.CHI_TETRAHEDRAL_CW,
-    Chem.ChiralType.CHI_TETRAHEDRAL_CCW,
-)
-BOND_TYPES = (
-    Chem.BondType.SINGLE,
-    Chem.BondType.DOUBLE,
-    Chem.BondType.TRIPLE,
-    Chem.BondType.AROMATIC,
-)
-BOND_STEREOS = (
-    Chem.BondStereo.STEREONONE,
-    Chem.BondStereo.STEREOANY,
-    Chem.BondStereo.STEREOZ,
-    Chem.BondStereo.STEREOE,
-    Chem.BondStereo.STEREOCIS,
-    Chem.BondStereo.STEREOTRANS,
-)
-
-#: (name, width) of each atom feature block, in order.
-ATOM_FEATURES: tuple[tuple[str, int], ...] = (
-    ("element", len(ELEMENTS) + 1),
-    ("degree", len(DEGREES) + 1),
-    ("formal_charge", len(FORMAL_CHARGES) + 1),
-    ("total_h", len(TOTAL_HS) + 1),
-    ("hybridization", len(HYBRIDIZATIONS) + 1),
-    ("aromatic", 1),
-    ("in_ring", 1),
-    ("chirality", len(CHIRALITIES) + 1),
-    ("mass", 1),
-)
-#: (name, width) of each bond feature block, in order.
-BOND_FEATURES: tuple[tuple[str, int], ...] = (
-    ("bond_type", len(BOND_TYPES) + 1),
-    ("conjugated", 1),
-    ("in_ring", 1),
-    ("stereo", len(BOND_STEREOS) + 1),
-)
-ATOM_DIM = sum(w for _, w in ATOM_FEATURES)
-BOND_DIM = sum(w for _, w in BOND_FEATURES)
-
-
-def _offsets(blocks: tuple[tuple[str, int], ...]) -> dict[str, int]:
-    out, pos = {}, 0
-    for name, width in blocks:
-        out[name] = pos
-        pos += width
-    return out
-
-
-ATOM_OFFSETS = _offsets(ATOM_FEATURES)
-BOND_OFFSETS = _offsets(BOND_FEATURES)
+HYBRIDIZATIONS = tuple(getattr(Chem.HybridizationType, n) for n in HYBRIDIZATION_NAMES)
+CHIRALITIES = tuple(getattr(Chem.ChiralType, n) for n in CHIRALITY_NAMES)
+BOND_TYPES = tuple(getattr(Chem.BondType, n) for n in BOND_TYPE_NAMES)
+BOND_STEREOS = tuple(getattr(Chem.BondStereo, n) for n in BOND_STEREO_NAMES)
 
 
 def _lookup(values: tuple, offset: int) -> tuple[dict, int]:
@@ -309,7 +247,7 @@ def mol_to_graph(mol: Chem.Mol, known: KnownTraits = NOTHING_KNOWN) -> Data:
 
 def smiles_to_graph(smiles: str, standardize: bool = True) -> Data:
     """Parse, standardize and featurize one SMILES; raises ``ValueError`` if invalid."""
-    from scoremol.chem import parse_molecule
+    from scoremol.featurizers.molecule import parse_molecule
 
     parsed = parse_molecule(smiles, standardize=standardize)
     if parsed.mol is None:

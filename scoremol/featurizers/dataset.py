@@ -4,8 +4,8 @@ Saved as a ``torch.save`` archive that holds only tensors and one JSON string, s
 with ``torch.load(weights_only=True)``: no arbitrary object is ever unpickled. The JSON
 records the featurizer settings and version, so a consumer can refuse stale features.
 
-Featurizing needs no torch (imported on use by the methods that make tensors), so a process
-can featurize while another is still importing it (see :mod:`scoremol.head_start`).
+Featurizing needs no torch (imported on use by the methods that make tensors), so worker
+processes that only featurize never pay for importing it.
 """
 
 from __future__ import annotations
@@ -19,11 +19,12 @@ import numpy as np
 import pandas as pd
 import rdkit
 
-from scoremol.chem import STATUS_OK
-from scoremol.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
+from scoremol.featurizers.molecule import STATUS_OK
+from scoremol.featurizers.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
 from scoremol.errors import ScoremolError
-from scoremol.featurize import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
-from scoremol.io import MoleculeChunk, atomic_write
+from scoremol.featurizers.graph import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
+from scoremol.data.atomic import atomic_write
+from scoremol.data.read import MoleculeChunk
 
 if TYPE_CHECKING:
     import torch

@@ -17,12 +17,12 @@ from pathlib import Path
 import torch
 
 from scoremol import __version__
-from scoremol.dataset import FeaturizerSettings
+from scoremol.featurizers.dataset import FeaturizerSettings
 from scoremol.errors import ScoremolError
-from scoremol.io import atomic_write
+from scoremol.data.atomic import atomic_write
 from scoremol.nn import ModelConfig
-from scoremol.scaling import DescriptorScaler, TargetScaler
-from scoremol.trained import Member, TrainedModel, TreeBlend
+from scoremol.data.scaling import DescriptorScaler, TargetScaler
+from scoremol.models.trained import Member, TrainedModel, TreeBlend
 
 FORMAT_NAME = "scoremol-model"
 FORMAT_VERSION = 1
@@ -128,10 +128,10 @@ def load_model(path: str | Path) -> TrainedModel:
         raise ScoremolError(f"{path} is an incomplete or incompatible scoremol model ({type(exc).__name__}: {exc})".splitlines()[0]) from None
     if not featurizer.compatible_with_code():
         raise ScoremolError(f"{path} was trained with a different featurizer (fingerprint {featurizer.fingerprint}); retrain it")
-    if not members:
+    if not members and model.tree is None:
         raise ScoremolError(f"{path} holds no trained weights")
     if model.tree is not None:
-        from scoremol.baselines import catboost_from_bytes
+        from scoremol.models.catboost import catboost_from_bytes
 
         try:
             model.tree._model = catboost_from_bytes(model.tree.blob)

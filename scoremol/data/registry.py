@@ -1,21 +1,23 @@
-"""Named benchmark data sets (esol, freesolv, lipophilicity) resolved to verified local files.
+"""Named benchmark data sets (esol, freesolv, lipophilicity, aqsoldb) resolved to verified local files.
 
-A name resolves to ``$SCOREMOL_DATA/<file>``, then to the user cache folder, then to a
-download verified by sha256. A local CSV whose checksum matches an entry inherits that
-entry's target column, so ``scoremol train esol.csv`` needs no ``--target``.
+A name resolves to ``$SCOREMOL_DATA/<file>``, then to the copy shipped in the source tree's
+``data/`` folder, then to the user cache folder, then to a download verified by sha256. A
+local CSV whose checksum matches an entry inherits that entry's target column, so
+``scoremol train esol.csv`` needs no ``--target``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from scoremol.data.atomic import atomic_write
 from scoremol.errors import ScoremolError
-from scoremol.io import atomic_write
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,8 @@ class DatasetInfo:
     target_col: str
     units: str
     description: str
+    #: short name of the property, for prediction columns (``logS_pred``)
+    label: str = ""
 
 
 REGISTRY: dict[str, DatasetInfo] = {
@@ -44,6 +48,7 @@ REGISTRY: dict[str, DatasetInfo] = {
             "measured log solubility in mols per litre",
             "log10(mol/L)",
             "aqueous solubility (ESOL / Delaney), 1128 molecules",
+            "logS",
         ),
         DatasetInfo(
             "freesolv",
@@ -54,6 +59,7 @@ REGISTRY: dict[str, DatasetInfo] = {
             "expt",
             "kcal/mol",
             "hydration free energy (FreeSolv / SAMPL), 642 molecules",
+            "dG_hydration",
         ),
         DatasetInfo(
             "lipophilicity",
@@ -68,9 +74,24 @@ REGISTRY: dict[str, DatasetInfo] = {
             "exp",
             "log10 ratio (logD7.4)",
             "octanol/water distribution coefficient at pH 7.4, 4200 molecules",
+            "logD",
+        ),
+        DatasetInfo(
+            "aqsoldb",
+            "aqsoldb.csv",
+            "",  # 9,859 of the 9,982 rows of the published file: no public copy to download
+            ("b0ab1af34d9904b4a9270af3dd721a1283370ebda97a6927014e986420862ed0",),
+            "SMILES",
+            "Solubility",
+            "log10(mol/L)",
+            "curated aqueous solubility (AqSolDB, Sorkun et al. 2019), 9859 compounds",
+            "logS",
         ),
     )
 }
+
+#: The copies shipped with the source tree (``data/`` beside the package), if present.
+SHIPPED_DATA = Path(__file__).resolve().parents[2] / "data"
 
 
 def cache_dir() -> Path:
@@ -107,11 +128,13 @@ def resolve(name: str, download: bool = True) -> Path:
     data_dir = os.environ.get("SCOREMOL_DATA")
     if data_dir and (Path(data_dir) / info.filename).is_file():
         return _verified(Path(data_dir) / info.filename, info)
+    if (SHIPPED_DATA / info.filename).is_file():
+        return _verified(SHIPPED_DATA / info.filename, info)
     cached = cache_dir() / "data" / info.filename
     if cached.is_file():
         return _verified(cached, info)
     where = f"{Path(data_dir) / info.filename if data_dir else '$SCOREMOL_DATA/' + info.filename} or {cached}"
-    if not download:
+    if not download or not info.url:
         raise ScoremolError(f"data set {info.name} not found locally; put {info.filename} at {where}")
     try:
         with urllib.request.urlopen(info.url, timeout=30) as response:
@@ -152,3 +175,13 @@ def resolve_input(path_or_name: str) -> tuple[str, DatasetInfo | None]:
         path = resolve(path_or_name)
         return str(path), REGISTRY[path_or_name.lower()]
     raise ScoremolError(f"input file not found: {path_or_name} (nor a data set name: {', '.join(REGISTRY)})")
+
+
+def target_label(target: str) -> str:
+    """A short, shell-safe name for a target column: the registry's label for a known data
+    set's target (``logS`` for ESOL's "measured log solubility in mols per litre"), else
+    the column name with every run of non-word characters turned into ``_``."""
+    for info in REGISTRY.values():
+        if info.target_col == target and info.label:
+            return info.label
+    return re.sub(r"\W+", "_", target).strip("_") or "target"

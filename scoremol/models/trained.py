@@ -1,7 +1,7 @@
 """A trained model in memory: config, scalers, ensemble members; turns graphs into predictions.
 
 Everything here is plain data (dicts, lists, arrays, tensors), which is what lets
-:mod:`scoremol.checkpoint` save it without pickling any object.
+:mod:`scoremol.models.checkpoint` save it without pickling any object.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from scoremol.collate import GraphBatch, collate_arrays, collate_graphs
-from scoremol.dataset import FeaturizedDataset, FeaturizerSettings, network_featurizer
+from scoremol.data.collate import GraphBatch, collate_arrays, collate_graphs
+from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, network_featurizer
 from scoremol.nn import ModelConfig, build_model, count_parameters
-from scoremol.scaling import DescriptorScaler, TargetScaler
+from scoremol.data.scaling import DescriptorScaler, TargetScaler
 
 if TYPE_CHECKING:
     from torch_geometric.data import Data
@@ -38,7 +38,8 @@ class Member:
 @dataclass
 class TreeBlend:
     """A CatBoost model on RDKit descriptors blended into the GNN ensemble's mean:
-    ``(1 - weight) * gnn + weight * tree`` (single-target models only).
+    ``(1 - weight) * gnn + weight * tree`` (single-target models only). A model with no
+    networks is the tree alone (weight 1: the CatBoost baseline saved as a model).
 
     The tree is kept in CatBoost's own binary format (``blob``), never pickled, and reads
     every descriptor the model's featurizer computes.
@@ -52,7 +53,7 @@ class TreeBlend:
     def predict(self, raw_descriptors: np.ndarray) -> np.ndarray:
         """Tree predictions ``[G]`` from raw (unscaled, NaN = missing) descriptors."""
         if self._model is None:
-            from scoremol.baselines import catboost_from_bytes
+            from scoremol.models.catboost import catboost_from_bytes
 
             self._model = catboost_from_bytes(self.blob)
         if len(raw_descriptors) == 0:
@@ -79,13 +80,18 @@ class TrainedModel:
     _modules: list[torch.nn.Module] | None = field(default=None, repr=False, compare=False)
 
     @property
+    def is_tree_only(self) -> bool:
+        """True for the CatBoost baseline saved as a model: a tree and no networks."""
+        return not self.members and self.tree is not None
+
+    @property
     def n_parameters(self) -> int:
         """Parameters of one member (an ensemble multiplies this by its size)."""
         return count_parameters(build_model(self.model_config))
 
     def modules(self, device: str | torch.device = "cpu") -> list[torch.nn.Module]:
         """The members as eval-mode torch modules on ``device`` (built once)."""
-        if self._modules is None or next(self._modules[0].parameters()).device != torch.device(device):
+        if self._modules is None or (self._modules and next(self._modules[0].parameters()).device != torch.device(device)):
             built = []
             for member in self.members:
                 module = build_model(self.model_config)
@@ -132,8 +138,12 @@ class TrainedModel:
         """
         ids = np.arange(data.num_graphs) if ids is None else np.asarray(ids, dtype=np.int64)
         raw = None if data.descriptors is None else data.descriptors[ids]
-        desc = self.scaled_descriptors(raw)
         n = len(ids)
+        if self.is_tree_only:
+            if raw is None:
+                raise ValueError("this CatBoost model reads descriptors but none were computed")
+            return self.tree.predict(raw)[:, None], np.zeros((n, 1))
+        desc = self.scaled_descriptors(raw)
 
         def batches():
             for s in range(0, n, batch_size):

@@ -1,0 +1,136 @@
+"""``ScoreRegressor``: the command line's model as a scikit-learn style estimator.
+
+    >>> from scoremol import ScoreRegressor
+    >>> model = ScoreRegressor(preset="fast").fit(smiles, y)
+    >>> model.predict(["CCO", "c1ccccc1"])            # NaN where a SMILES is invalid
+    >>> model.save("model.pt"); ScoreRegressor.load("model.pt")
+
+The keyword arguments are the fields of :class:`~scoremol.spec.TrainingSpec` (the options of
+``scoremol train``, underscores for dashes), with the same defaults, so
+``ScoreRegressor().fit(...)`` trains what ``scoremol train`` trains. A saved model is an
+ordinary model file: ``scoremol predict --model model.pt`` serves it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from scoremol.errors import ScoremolError
+from scoremol.spec import TrainingSpec
+
+
+def _smiles_list(smiles: Sequence[str] | pd.Series | np.ndarray) -> list[str]:
+    if isinstance(smiles, str):
+        raise TypeError("pass a sequence of SMILES strings, not one string")
+    return [str(s) for s in smiles]
+
+
+def _chunk(smiles: list[str], extra: dict[str, Any] | None = None):
+    from scoremol.data.read import MoleculeChunk
+
+    frame = pd.DataFrame({"smiles": smiles, **(extra or {})})
+    return MoleculeChunk(frame, smiles, 0, "smiles")
+
+
+class ScoreRegressor:
+    """Fit on SMILES and targets, predict from SMILES; see the module docstring.
+
+    Attributes after :meth:`fit` (or :meth:`load`): ``model_`` (the
+    :class:`~scoremol.models.trained.TrainedModel`) and ``n_failed_`` (training SMILES
+    that could not be featurized and were left out).
+    """
+
+    def __init__(self, **options: Any) -> None:
+        self.spec = TrainingSpec.from_options(**options)
+
+    # -- scikit-learn's parameter protocol ----------------------------------------------------
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return self.spec.to_dict()
+
+    def set_params(self, **params: Any) -> ScoreRegressor:
+        self.spec = TrainingSpec.from_options(**{**self.spec.to_dict(), **params})
+        return self
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.spec.to_dict().items() if v != getattr(TrainingSpec(), k)}
+        return f"ScoreRegressor({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    # -- fit / predict ----------------------------------------------------------------------
+    def fit(self, smiles: Sequence[str], y: Sequence[float] | np.ndarray, target: str | None = None) -> ScoreRegressor:
+        """Train on ``smiles`` with targets ``y`` (``[n]``, or ``[n, T]`` for several targets;
+        NaN = not measured). ``target`` names a single target (default: ``y``'s name or "y")."""
+        from scoremol.parallel import featurize_all
+        from scoremol.training.setup import feature_plan, fit_spec
+
+        smiles = _smiles_list(smiles)
+        values = np.asarray(y, dtype=np.float64)
+        if values.ndim == 1:
+            values = values[:, None]
+        if len(values) != len(smiles):
+            raise ValueError(f"smiles and y differ in length ({len(smiles)} vs {len(values)})")
+        if values.shape[1] == 1:
+            names = [target or str(getattr(y, "name", None) or "y")]
+        else:
+            names = [str(c) for c in getattr(y, "columns", [f"y{t}" for t in range(values.shape[1])])]
+        plan = feature_plan(self.spec)
+        data = featurize_all(_chunk(smiles, {n: values[:, t] for t, n in enumerate(names)}), plan.settings)
+        self.n_failed_ = data.num_failed
+        self.model_ = fit_spec(data, names, self.spec, plan.network_descriptors)
+        return self
+
+    def _trained(self):
+        if not hasattr(self, "model_"):
+            raise ScoremolError("this ScoreRegressor is not fitted yet; call fit() or load() first")
+        return self.model_
+
+    def predict(self, smiles: Sequence[str], return_std: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """Predictions ``[n]`` (``[n, T]`` for several targets); NaN for a SMILES that cannot
+        be featurized. ``return_std`` also returns the spread of the ensemble members."""
+        from scoremol.inference.predict import predict_part
+
+        model = self._trained()
+        smiles = _smiles_list(smiles)
+        result = predict_part(model, _chunk(smiles), batch_size=256, device=self.spec.device)
+        n_targets = len(model.target_names)
+        mean = np.full((len(smiles), n_targets), np.nan)
+        std = np.full((len(smiles), n_targets), np.nan)
+        mean[result.graph_row] = result.mean
+        std[result.graph_row] = result.std
+        if n_targets == 1:
+            mean, std = mean[:, 0], std[:, 0]
+        return (mean, std) if return_std else mean
+
+    def score(self, smiles: Sequence[str], y: Sequence[float]) -> float:
+        """R2 on the molecules that could be featurized (scikit-learn's regressor score)."""
+        from scoremol.training.metrics import regression_metrics
+
+        pred = np.asarray(self.predict(smiles), dtype=np.float64)
+        truth = np.asarray(y, dtype=np.float64)
+        keep = np.isfinite(pred)
+        return regression_metrics(truth[keep], pred[keep])["r2"]
+
+    # -- files ---------------------------------------------------------------------------------
+    def save(self, path: str | Path) -> None:
+        """Write the model file (atomic; loads without executing pickled code)."""
+        from scoremol.models.checkpoint import save_model
+
+        save_model(self._trained(), path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> ScoreRegressor:
+        """A fitted regressor from any scoremol model file (``scoremol train`` output included)."""
+        from scoremol.models.checkpoint import load_model
+
+        model = load_model(path)
+        known = {f.name for f in dataclasses.fields(TrainingSpec)}
+        saved = model.train_config.get("spec", {}) if isinstance(model.train_config, dict) else {}
+        regressor = cls(**{k: v for k, v in saved.items() if k in known})
+        regressor.model_ = model
+        regressor.n_failed_ = 0
+        return regressor

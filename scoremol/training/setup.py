@@ -1,0 +1,191 @@
+"""From a :class:`~scoremol.spec.TrainingSpec` to training data, validated configs and a model.
+
+Everything ``train`` and ``cv`` decide before the fit loop lives here, so the command line,
+:class:`scoremol.ScoreRegressor` and scripts share one policy: which descriptors to compute
+(the network's set, plus the blended tree's), which column is the target, which configs the
+spec stands for. Errors name the spec's parameters, never a command-line flag.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from scoremol.errors import ScoremolError
+from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
+from scoremol.featurizers.descriptors import TREE_DESCRIPTORS, descriptor_names, union
+from scoremol.spec import TrainingSpec
+
+PhaseCallback = Callable[[str], None]  # called with the name of a phase as it starts
+
+if TYPE_CHECKING:
+    from scoremol.data.registry import DatasetInfo
+    from scoremol.models.trained import TrainedModel
+    from scoremol.nn import ModelConfig
+    from scoremol.training.fit import EpochCallback, TrainConfig
+
+
+@dataclass(frozen=True)
+class FeaturePlan:
+    """What to featurize for a spec: the settings, and the descriptors the network fuses
+    when the data carry more for a blended tree (None: every descriptor column)."""
+
+    settings: FeaturizerSettings
+    network_descriptors: tuple[str, ...] | None
+
+
+def feature_plan(spec: TrainingSpec) -> FeaturePlan:
+    """The featurizer settings a (resolved) spec needs.
+
+    A CatBoost blend reads every RDKit descriptor but the slowest (the ``tree`` set), so
+    those are computed and the network keeps its own, usually much smaller, set.
+    """
+    spec = spec.resolved()
+    try:
+        wanted = descriptor_names(spec.descriptor_set)
+    except ValueError as exc:
+        raise ScoremolError(f"descriptor_set: {exc}") from None
+    fuses = bool(spec.descriptors)
+    network = None
+    if spec.blend_catboost > 0:
+        network = wanted if fuses else None
+        wanted = union(TREE_DESCRIPTORS, network or ())
+    settings = FeaturizerSettings(standardize=spec.standardize, descriptors=fuses or spec.blend_catboost > 0,
+                                  descriptor_set=list(wanted))  # a list: normalized like a set name
+    return FeaturePlan(settings, network)
+
+
+def load_training_data(
+    input: str, spec: TrainingSpec, smiles_col: str | None = None, fmt: str | None = None,
+) -> tuple[FeaturizedDataset, DatasetInfo | None, FeaturePlan]:
+    """Featurize (or load) a training input for ``spec``; also its registry entry, if any."""
+    from scoremol.data.registry import REGISTRY, resolve_input
+    from scoremol.featurizers.cache import featurize_input
+
+    plan = feature_plan(spec)
+    path, entry = resolve_input(input)
+    data, _ = featurize_input(path, plan.settings, smiles_col, fmt)
+    wanted = plan.settings.descriptor_names
+    if plan.settings.descriptors and data.descriptors is not None and data.settings.descriptor_names != wanted:
+        missing = sorted(set(wanted) - set(data.settings.descriptor_names))
+        if missing:
+            raise ScoremolError(f"{input} lacks descriptors {', '.join(missing[:5])}; featurize it with them")
+        data = data.select_descriptors(wanted)  # a features file with more descriptors
+    if data.num_rows == 0:
+        raise ScoremolError(f"no data rows in {input}")
+    if plan.settings.descriptors and data.descriptors is None:
+        raise ScoremolError(f"{input} has no descriptors; featurize it with descriptors")
+    if entry is None and data.source_sha256:
+        entry = next((d for d in REGISTRY.values() if data.source_sha256 in d.sha256), None)
+    return data, entry, plan
+
+
+def default_targets(entry: DatasetInfo | None, data: FeaturizedDataset) -> list[str]:
+    """The registry's target when the input is a known data set, else an error listing columns."""
+    if entry is not None:
+        return [entry.target_col]
+    columns = [str(c) for c in data.table.columns if c != data.smiles_col]
+    raise ScoremolError(f"name the target column (one of: {', '.join(columns)})")
+
+
+def make_configs(
+    data: FeaturizedDataset, targets: list[str], spec: TrainingSpec, network_descriptors: tuple[str, ...] | None = None,
+) -> tuple[ModelConfig, TrainConfig]:
+    """Validated model and training configs for a network spec; a bad value is a one-line error."""
+    from scoremol.nn import ModelConfig
+    from scoremol.training.fit import TrainConfig
+
+    spec = spec.resolved()
+    values = np.stack([data.column_values(t) for t in targets], axis=1)  # unknown column: clear error
+    labelled = int(np.isfinite(values).any(axis=1).sum())
+    if labelled < 2:
+        raise ScoremolError(f"need at least 2 molecules with a numeric target, found {labelled}")
+    if spec.descriptors and data.descriptors is None:
+        raise ScoremolError(f"arch {spec.arch!r} with descriptors=True needs featurized descriptors")
+    n_desc = 0
+    if spec.descriptors:
+        n_desc = len(network_descriptors) if network_descriptors is not None else data.descriptors.shape[1]
+    try:
+        model_config = ModelConfig(
+            arch=spec.arch, mode="score" if spec.arch == "score-mlp" else spec.mode, dt=spec.dt, steps=spec.steps,
+            integrator=spec.integrator, learnable_dt=spec.learnable_dt, readout=spec.readout, hidden=spec.hidden,
+            dropout=spec.dropout, heads=spec.heads, use_descriptors=bool(spec.descriptors), descriptor_dim=n_desc,
+            n_targets=len(targets),
+        )
+    except ValueError as exc:
+        raise ScoremolError(str(exc)) from None
+    train_config = TrainConfig(
+        epochs=spec.epochs, batch_size=spec.batch_size, lr=spec.lr, weight_decay=spec.weight_decay, seed=spec.seed,
+        val_fraction=spec.val_fraction, patience=spec.patience, ensemble=spec.ensemble, device=spec.device,
+        catboost_weight=spec.blend_catboost,
+    )
+    train_config.validate()
+    return model_config, train_config
+
+
+def fit_spec(
+    data: FeaturizedDataset,
+    targets: list[str],
+    spec: TrainingSpec,
+    network_descriptors: tuple[str, ...] | None = None,
+    rows: np.ndarray | None = None,
+    units: list[str] | None = None,
+    on_epoch: EpochCallback | None = None,
+    on_phase: PhaseCallback | None = None,
+) -> TrainedModel:
+    """Train what ``spec`` describes on graphs ``rows`` of ``data``: networks (optionally
+    blended with CatBoost) or, for ``arch="catboost"``, the tree alone."""
+    spec = spec.resolved()
+    if spec.is_catboost:
+        return fit_catboost_model(data, targets, spec, rows, units, on_phase)
+    from scoremol.training.fit import train_model
+
+    model_config, train_config = make_configs(data, targets, spec, network_descriptors)
+    model = train_model(data, targets, model_config, train_config, rows=rows, target_units=units, on_epoch=on_epoch,
+                        gnn_descriptors=network_descriptors, on_phase=on_phase)
+    model.train_config["spec"] = spec.to_dict()  # what to rebuild it from (ScoreRegressor.load)
+    return model
+
+
+def fit_catboost_model(
+    data: FeaturizedDataset, targets: list[str], spec: TrainingSpec, rows: np.ndarray | None = None,
+    units: list[str] | None = None, on_phase: PhaseCallback | None = None,
+) -> TrainedModel:
+    """The CatBoost baseline as a model file like any other: a tree of weight 1, no networks."""
+    from scoremol.data.scaling import TargetScaler
+    from scoremol.models.catboost import catboost_features, catboost_to_bytes, fit_catboost
+    from scoremol.models.trained import TrainedModel, TreeBlend
+    from scoremol.nn import ModelConfig
+
+    spec = spec.resolved()
+    if len(targets) != 1:
+        raise ScoremolError("the CatBoost baseline predicts one target; name a single target")
+    if spec.morgan:
+        raise ScoremolError("a saved CatBoost model reads descriptors only; morgan=True is for cross-validation")
+    rows = np.arange(data.num_graphs) if rows is None else np.asarray(rows)
+    y = data.column_values(targets[0])
+    labelled = rows[np.isfinite(y[rows])]
+    if len(labelled) < 2:
+        raise ScoremolError(f"need at least 2 molecules with a numeric target, found {len(labelled)}")
+    if on_phase is not None:
+        on_phase("CatBoost")
+    start = time.perf_counter()
+    booster, best = fit_catboost(catboost_features(data, morgan=False), y, labelled, seed=spec.seed,
+                                 val_fraction=spec.val_fraction)
+    return TrainedModel(
+        model_config=ModelConfig(),  # unused: no networks
+        featurizer=data.settings,
+        target_names=list(targets),
+        target_units=list(units or [""]),
+        target_scaler=TargetScaler.fit(y[labelled][:, None]),
+        descriptor_scaler=None,
+        members=[],
+        train_config={"spec": spec.to_dict()},
+        metrics={"n_train_molecules": int(len(labelled)), "best_val_rmse_mean": None, "best_val_rmse": [],
+                 "best_epochs": [], "seconds": time.perf_counter() - start, "parameters": 0},
+        tree=TreeBlend(catboost_to_bytes(booster), 1.0, best),
+    )
