@@ -64,11 +64,16 @@ def test_to_dict_is_plain_json() -> None:
     assert d["head_hidden"] == [128, 64, 32]
 
 
-def test_defaults_follow_the_paper() -> None:
+def test_defaults_come_from_the_training_spec() -> None:
+    """The fields the command line sets default to scoremol.spec.DEFAULTS (what ``scoremol
+    train`` builds); the others keep the paper's values."""
+    from scoremol.spec import DEFAULTS
+
     c = ModelConfig()
-    assert (c.hidden, c.dropout, c.heads, c.steps, c.readout_steps, c.head_hidden) == (
-        128, 0.1, 4, 4, 2, (128, 64, 32))
-    assert (c.mode, c.dt, c.integrator, c.readout) == ("score", 0.5, "euler", "molattfp")
+    shared = ("arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "hidden",
+              "dropout", "heads")
+    assert {f: getattr(c, f) for f in shared} == {f: getattr(DEFAULTS, f) for f in shared}
+    assert (c.readout_steps, c.head_hidden, c.step_norm) == (2, (128, 64, 32), False)
 
 
 def test_missing_keys_take_defaults() -> None:

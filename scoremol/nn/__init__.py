@@ -11,9 +11,9 @@ from scoremol.nn.config import (
     GRAPH_ARCHITECTURES,
     ModelConfig,
 )
+from scoremol.nn.dense import DenseModel
 from scoremol.nn.depth import INTEGRATORS, MODES, Depth
 from scoremol.nn.model import GraphModel, build_model, count_parameters
-from scoremol.nn.dense import DenseModel
 from scoremol.nn.readout import READOUTS
 
 __all__ = [

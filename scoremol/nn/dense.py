@@ -7,17 +7,52 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from scoremol.nn.activations import make_activation
-from scoremol.nn.blocks import DenseBlock
 from scoremol.nn.config import ModelConfig
 from scoremol.nn.head import get_descriptors, make_head
 
 
+class DenseBlock(nn.Module):
+    r"""``y = Linear(dropout(h))``: the depth block of the dense models.
+
+    Follows the block contract of :mod:`scoremol.nn.blocks` (constructor, pre-activation
+    output, one input dropout) with molecules as rows and no graph. It lives here, not in
+    ``blocks/``, because it is not a graph architecture: the block files there are
+    exactly :data:`scoremol.spec.GRAPH_ARCHITECTURES`.
+
+    Args:
+        hidden: width of the state.
+        edge_dim: unused (accepted for the block contract).
+        heads: unused (accepted for the block contract).
+        dropout: probability of the input dropout on ``h``.
+
+    Shapes:
+        - **input:** states ``h`` ``[B, hidden]``; ``ctx`` is ignored (may be ``None``)
+        - **output:** pre-activation ``y`` ``[B, hidden]``
+    """
+
+    def __init__(self, hidden: int, edge_dim: int = 0, heads: int = 1, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.dropout = dropout
+        self.lin = nn.Linear(hidden, hidden)
+
+    def forward(self, h: Tensor, ctx=None) -> Tensor:
+        return self.lin(F.dropout(h, self.dropout, self.training))
+
+
 class DenseModel(nn.Module):
-    """``descriptors -> act(Linear) -> Depth(DenseBlock) -> dropout -> head``.
+    r"""``descriptors -> act(Linear) -> Depth(DenseBlock) -> dropout -> head``.
 
     ``steps`` counts the hidden-to-hidden layers after the input projection (K separate
-    ones in stacked modes, one shared layer applied K times in ``score``). The input may be
-    a batch with ``.descriptors`` ``[B, D]`` or that tensor itself.
+    ones in stacked modes, one shared layer applied K times in ``score``).
+
+    Args:
+        config: a dense :class:`~scoremol.nn.config.ModelConfig` (arch ``mlp`` or
+            ``score-mlp``, ``use_descriptors=True``).
+
+    Shapes:
+        - **input:** a batch with ``.descriptors`` ``[B, descriptor_dim]``, or that
+          tensor itself
+        - **output:** predictions ``[B, n_targets]``
     """
 
     def __init__(self, config: ModelConfig) -> None:
@@ -40,4 +75,3 @@ class DenseModel(nn.Module):
         desc = get_descriptors(data, int(num), self.config.descriptor_dim, self.input.weight)
         h = self.depth(self.act(self.input(desc)))
         return self.head(F.dropout(h, self.config.dropout, self.training))
-

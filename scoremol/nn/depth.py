@@ -1,8 +1,8 @@
 """The one depth mechanism of scoremol: stacked layers or SCORE recurrent depth.
 
 Every architecture provides a state-to-state block ``block(h, ctx) -> y`` (``y`` has the
-shape of ``h`` and is pre-activation) and hands a factory of it to :class:`Depth`, which
-alone decides how depth is built (see ``/work/shared/SCORE.md``):
+shape of ``h`` and is pre-activation; the full contract is in :mod:`scoremol.nn.blocks`)
+and hands a factory of it to :class:`Depth`, which alone decides how depth is built:
 
 ========  ==================  ================================================
 mode      weights             update per layer / step
@@ -21,7 +21,7 @@ re-implements residuals, step sizes or integrators.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -102,6 +102,11 @@ class Depth(nn.Module):
             in stacked modes); not allowed with ``classic``.
         hidden: width of the state, needed for the LayerNorms.
         activation: name from ``ACTIVATIONS`` or a factory of an activation module.
+
+    Shapes:
+        - **input:** state ``h`` ``[N, hidden]`` (rows: atoms, directed bonds or
+          molecules) and the blocks' context ``ctx`` (passed unchanged to every step)
+        - **output:** final state ``[N, hidden]``
     """
 
     def __init__(

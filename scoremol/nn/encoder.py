@@ -8,7 +8,6 @@ from torch import Tensor, nn
 
 from scoremol.nn.activations import make_activation
 from scoremol.nn.blocks import BLOCKS
-from scoremol.nn.blocks.dmpnn import DMPNNBlock
 from scoremol.nn.config import ModelConfig
 from scoremol.nn.context import GraphContext, graph_index, reverse_edge_index
 from scoremol.nn.scatter import scatter_sum
@@ -26,10 +25,19 @@ def _check_features(data, config: ModelConfig) -> None:
 
 
 class AtomEncoder(nn.Module):
-    """``h = act(Linear(x))``, then Depth over the architecture's atom-state block.
+    r"""``h = act(Linear(x))``, then Depth over the architecture's atom-state block.
 
-    Bond features go to the blocks raw (``bond_dim`` wide); each PyG conv embeds them
-    itself, so no separate edge projection is needed.
+    Builds any block registered in :mod:`scoremol.nn.blocks` except the edge-state
+    ``dmpnn``; bond features go to the blocks raw (``bond_dim`` wide) and each block
+    embeds them itself, so no separate edge projection is needed.
+
+    Args:
+        config: a graph :class:`~scoremol.nn.config.ModelConfig` (``arch`` names the block).
+
+    Shapes:
+        - **input:** a PyG ``Batch``/``Data`` with ``x`` ``[N, atom_dim]``, ``edge_index``
+          ``[2, E]``, ``edge_attr`` ``[E, bond_dim]`` (and ``batch`` ``[N]``)
+        - **output:** atom states ``[N, hidden]``
     """
 
     def __init__(self, config: ModelConfig) -> None:
@@ -49,12 +57,22 @@ class AtomEncoder(nn.Module):
 
 
 class DMPNNEncoder(nn.Module):
-    """Chemprop D-MPNN: Depth acts on directed-edge states, then an atom readout.
+    r"""Chemprop D-MPNN: Depth acts on directed-edge states, then an atom readout.
 
     ``h0 = W_i [x_src ; edge_attr]`` (pre-activation, no bias, as chemprop); the edge state
-    starts at ``act(h0)`` and every step is ``y = h0 + W_h m``. Atom states are
+    starts at ``act(h0)`` and every step is ``y = h0 + W_h m``
+    (:class:`~scoremol.nn.blocks.dmpnn.DMPNNBlock`). Atom states are
     ``dropout(act(W_o [x ; sum of incoming edge states]))``, so an atom without bonds still
     gets a state from its own features.
+
+    Args:
+        config: a :class:`~scoremol.nn.config.ModelConfig` with ``arch="dmpnn"``.
+
+    Shapes:
+        - **input:** a PyG ``Batch``/``Data`` with ``x`` ``[N, atom_dim]``, ``edge_index``
+          ``[2, E]`` (stored as consecutive forward/reverse pairs), ``edge_attr``
+          ``[E, bond_dim]`` (and ``batch`` ``[N]``)
+        - **output:** atom states ``[N, hidden]`` (edge states ``[E, hidden]`` inside)
     """
 
     def __init__(self, config: ModelConfig) -> None:
@@ -62,8 +80,9 @@ class DMPNNEncoder(nn.Module):
         self.config = config
         self.W_i = nn.Linear(config.atom_dim + config.bond_dim, config.hidden, bias=False)
         self.act = make_activation(config.activation)
+        block_cls = BLOCKS["dmpnn"]
         self.depth = config.make_depth(
-            lambda: DMPNNBlock(config.hidden, config.bond_dim, config.heads, config.dropout))
+            lambda: block_cls(config.hidden, config.bond_dim, config.heads, config.dropout))
         self.W_o = nn.Linear(config.atom_dim + config.hidden, config.hidden)
 
     def forward(self, data) -> Tensor:
@@ -83,7 +102,8 @@ class DMPNNEncoder(nn.Module):
 
 
 def build_encoder(config: ModelConfig) -> nn.Module:
-    """The encoder for a graph architecture (DMPNN has its own, all use the same Depth)."""
+    """The encoder for a graph architecture: :class:`DMPNNEncoder` for the edge-state
+    ``dmpnn``, :class:`AtomEncoder` for every other block file (all use one Depth)."""
     if config.arch == "dmpnn":
         return DMPNNEncoder(config)
     if config.arch not in BLOCKS:

@@ -10,17 +10,26 @@ from scoremol.nn.config import ModelConfig
 
 
 class MLPHead(nn.Module):
-    """``Linear -> act -> dropout`` per hidden layer, then a plain last ``Linear``.
+    r"""``Linear -> act -> dropout`` per hidden layer, then a plain last ``Linear``.
 
     Computes what PyTorch Geometric's ``MLP(channels, norm=None, dropout=p)`` computes,
     with the same parameter names (``lins.<i>.weight``/``bias``) and the same seeded
     initialization (PyG initializes each layer twice: at construction and in its
     ``reset_parameters``), so models trained with either load into and behave as the other.
+
+    Args:
+        channels: layer widths ``[in_dim, *hidden, n_targets]`` (at least two).
+        dropout: probability of the dropout after each hidden layer's activation.
+        act: the activation module, shared by all hidden layers.
+
+    Shapes:
+        - **input:** ``[B, channels[0]]``
+        - **output:** ``[B, channels[-1]]`` (``[B, n_targets]`` in a model)
     """
 
     def __init__(self, channels: list[int], dropout: float, act: nn.Module) -> None:
         super().__init__()
-        self.lins = nn.ModuleList(nn.Linear(a, b) for a, b in zip(channels[:-1], channels[1:]))
+        self.lins = nn.ModuleList(nn.Linear(a, b) for a, b in zip(channels[:-1], channels[1:], strict=True))
         self.act = act
         self.dropout = dropout
         for lin in self.lins:
@@ -33,7 +42,8 @@ class MLPHead(nn.Module):
 
 
 def make_head(in_dim: int, config: ModelConfig) -> nn.Module:
-    """MLP ``in_dim -> head_hidden... -> n_targets`` (no batch norm, plain last layer)."""
+    """MLP ``in_dim -> head_hidden... -> n_targets`` (no batch norm, plain last layer):
+    ``[B, in_dim] -> [B, n_targets]``."""
     channels = [in_dim, *config.head_hidden, config.n_targets]
     return MLPHead(channels, config.dropout, make_activation(config.activation))
 

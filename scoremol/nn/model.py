@@ -15,7 +15,18 @@ from scoremol.nn.readout import READOUTS
 
 
 class GraphModel(nn.Module):
-    """``encoder -> readout -> [; descriptors] -> dropout -> MLP head -> [B, n_targets]``."""
+    r"""``encoder -> readout -> [; descriptors] -> dropout -> MLP head``.
+
+    Args:
+        config: a graph :class:`~scoremol.nn.config.ModelConfig`.
+
+    Shapes:
+        - **input:** a PyG ``Batch`` (or a single ``Data``) with ``x`` ``[N, atom_dim]``,
+          ``edge_index`` ``[2, E]``, ``edge_attr`` ``[E, bond_dim]``, ``batch`` ``[N]``,
+          and ``descriptors`` ``[B, descriptor_dim]`` when ``use_descriptors``
+        - **output:** predictions ``[B, n_targets]`` (atom states ``[N, hidden]`` and
+          molecule vectors ``[B, hidden]`` inside)
+    """
 
     def __init__(self, config: ModelConfig) -> None:
         super().__init__()

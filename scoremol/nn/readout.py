@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+
 from scoremol.nn.activations import ActivationSpec, make_activation
 from scoremol.nn.scatter import scatter_mean, scatter_sum, segment_softmax
 
 
 class SumReadout(nn.Module):
-    """Sum of atom states (size-extensive, like many molecular properties)."""
+    r"""Sum of atom states (size-extensive, like many molecular properties).
+
+    Args:
+        hidden: width of the atom states (unused; accepted so every readout is built alike).
+        steps: unused (accepted for the shared readout signature).
+        dropout: unused (accepted for the shared readout signature).
+        activation: unused (accepted for the shared readout signature).
+
+    Shapes:
+        - **input:** atom states ``h`` ``[N, hidden]``, ``batch`` ``[N]`` (molecule of each
+          atom), ``num_graphs`` ``B``
+        - **output:** ``[B, hidden]`` (zeros for a molecule without atoms)
+    """
 
     def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
                  activation: ActivationSpec = "relu") -> None:
@@ -21,7 +33,19 @@ class SumReadout(nn.Module):
 
 
 class MeanReadout(nn.Module):
-    """Mean of atom states (size-intensive)."""
+    r"""Mean of atom states (size-intensive).
+
+    Args:
+        hidden: width of the atom states (unused; accepted so every readout is built alike).
+        steps: unused (accepted for the shared readout signature).
+        dropout: unused (accepted for the shared readout signature).
+        activation: unused (accepted for the shared readout signature).
+
+    Shapes:
+        - **input:** atom states ``h`` ``[N, hidden]``, ``batch`` ``[N]`` (molecule of each
+          atom), ``num_graphs`` ``B``
+        - **output:** ``[B, hidden]`` (zeros for a molecule without atoms)
+    """
 
     def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
                  activation: ActivationSpec = "relu") -> None:
@@ -32,12 +56,24 @@ class MeanReadout(nn.Module):
 
 
 class MolAttFPReadout(nn.Module):
-    """AttentiveFP virtual super-node that attends over its molecule's atoms for T steps.
+    r"""AttentiveFP virtual super-node that attends over its molecule's atoms for T steps.
 
     ``m0 = act(sum_v h_v)``; per step ``a_v = LeakyReLU(w^T [m ; h_v] + b)``,
     ``alpha = softmax_v(a)`` within the molecule, ``c = ELU(sum_v alpha_v W dropout(h_v))``,
     ``m = act(GRUCell(c, m))``. The attention and GRU weights are shared across the T
     steps (as in PyG's AttentiveFP), so the parameter count does not depend on T.
+
+    Args:
+        hidden: width of the atom states and of the super-node state ``m``.
+        steps: T, the number of attention steps (>= 1).
+        dropout: probability of the dropout on the attended atom states (a fresh mask
+            every step in training).
+        activation: name or factory of ``act``.
+
+    Shapes:
+        - **input:** atom states ``h`` ``[N, hidden]``, ``batch`` ``[N]`` (molecule of each
+          atom), ``num_graphs`` ``B``
+        - **output:** molecule vectors ``m`` ``[B, hidden]``
     """
 
     def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,

@@ -8,7 +8,6 @@ Geometric, whose import (it pulls in ``torch._dynamo``) costs seconds per comman
 
 from __future__ import annotations
 
-import torch
 from torch import Tensor
 
 

@@ -6,14 +6,28 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import GINEConv
 
+from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
 
 
+@register_block("gine")
 class GINEBlock(nn.Module):
-    """``y = MLP((1 + eps) h_v + sum_u relu(h_u + Lin(e_uv)))`` (learnable eps).
+    r"""``y = MLP((1 + eps) x_v + sum_u relu(x_u + Lin(e_uv)))``, ``x = dropout(h)``,
+    learnable ``eps``.
 
-    The MLP is Linear-ReLU-Linear without batch norm, so predictions do not depend on what
-    else is in the batch. ``heads`` is unused.
+    The MLP is Linear-ReLU-Linear without batch norm (so predictions do not depend on
+    what else is in the batch); its last Linear gives the pre-activation output.
+
+    Args:
+        hidden: width of the atom state and of the MLP.
+        edge_dim: width of the raw bond features (``Lin``: ``edge_dim -> hidden``).
+        heads: unused (accepted for the block contract).
+        dropout: probability of the input dropout on ``h``.
+
+    Shapes:
+        - **input:** atom states ``h`` ``[N, hidden]``; ``ctx.edge_index`` ``[2, E]``,
+          ``ctx.edge_attr`` ``[E, edge_dim]``
+        - **output:** pre-activation ``y`` ``[N, hidden]``
     """
 
     def __init__(self, hidden: int, edge_dim: int, heads: int = 1, dropout: float = 0.0) -> None:
@@ -23,5 +37,5 @@ class GINEBlock(nn.Module):
         self.conv = GINEConv(mlp, train_eps=True, edge_dim=edge_dim)
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        h = F.dropout(h, self.dropout, self.training)
-        return self.conv(h, ctx.edge_index, ctx.edge_attr)
+        x = F.dropout(h, self.dropout, self.training)
+        return self.conv(x, ctx.edge_index, ctx.edge_attr)

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import NNConv
 
+from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
 
 
@@ -14,14 +15,30 @@ def default_rank(hidden: int) -> int:
     return max(4, hidden // 8)
 
 
+@register_block("mpnn")
 class MPNNBlock(nn.Module):
-    """``y = W_root h_v + sum_u A(e_uv) P h_u + b`` with ``A(e) = reshape(EdgeNet(e))``.
+    r"""``y = W_root x_v + sum_u A(e_uv) P x_u + b`` with ``A(e) = reshape(EdgeNet(e))``,
+    ``x = dropout(h)``.
 
     A full edge network would emit a ``hidden x hidden`` matrix per bond (16k outputs at
     hidden 128: ~0.5M parameters per layer and a 16k-float tensor per edge). Here the
     neighbour state is first projected to ``rank`` dims (``P``), so the edge network
     (edge_dim -> ``edge_hidden`` -> rank*hidden) and the per-edge matrices are 8x smaller;
-    the root term keeps full width. Sum aggregation, as in Gilmer's MPNN. ``heads`` unused.
+    the root term keeps full width. Sum aggregation, as in Gilmer's MPNN.
+
+    Args:
+        hidden: width of the atom state.
+        edge_dim: width of the raw bond features.
+        heads: unused (accepted for the block contract).
+        dropout: probability of the input dropout on ``h``.
+        rank: width of the message bottleneck ``P``; default :func:`default_rank`.
+        edge_hidden: hidden width of the edge network.
+
+    Shapes:
+        - **input:** atom states ``h`` ``[N, hidden]``; ``ctx.edge_index`` ``[2, E]``,
+          ``ctx.edge_attr`` ``[E, edge_dim]``
+        - **output:** pre-activation ``y`` ``[N, hidden]`` (per-edge matrices
+          ``A(e)`` ``[E, rank, hidden]``)
     """
 
     def __init__(self, hidden: int, edge_dim: int, heads: int = 1, dropout: float = 0.0,
@@ -36,5 +53,5 @@ class MPNNBlock(nn.Module):
         self.root = nn.Linear(hidden, hidden, bias=False)
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        h = F.dropout(h, self.dropout, self.training)
-        return self.conv(self.down(h), ctx.edge_index, ctx.edge_attr) + self.root(h)
+        x = F.dropout(h, self.dropout, self.training)
+        return self.conv(self.down(x), ctx.edge_index, ctx.edge_attr) + self.root(x)
