@@ -20,19 +20,36 @@ import numpy as np
 import pandas as pd
 import torch
 
-from scoremol.training import cv as cvlib
+from scoremol.data.registry import resolve
 from scoremol.featurizers.cache import featurize_input
 from scoremol.featurizers.dataset import FeaturizerSettings
-from scoremol.data.registry import resolve
 from scoremol.featurizers.descriptors import descriptor_names
 from scoremol.nn import GRAPH_ARCHITECTURES, ModelConfig
+from scoremol.training import cv as cvlib
 from scoremol.training.fit import TrainConfig
 
 RESULTS = Path(__file__).parent / "results"
 TABLE = RESULTS / "esol_cv.csv"
 TARGET = "measured log solubility in mols per litre"
-FIELDS = ["name", "arch", "mode", "dt", "descriptors", "ensemble", "rmse_mean", "rmse_std", "mae_mean", "r2_mean",
-          "parameters", "seconds_per_fold", "best_epoch_mean", "epochs", "fold_rmse", "machine", "date"]
+FIELDS = [
+    "name",
+    "arch",
+    "mode",
+    "dt",
+    "descriptors",
+    "ensemble",
+    "rmse_mean",
+    "rmse_std",
+    "mae_mean",
+    "r2_mean",
+    "parameters",
+    "seconds_per_fold",
+    "best_epoch_mean",
+    "epochs",
+    "fold_rmse",
+    "machine",
+    "date",
+]
 
 
 #: TrainConfig settings a configuration may override (else the study's defaults).
@@ -51,10 +68,21 @@ def configs() -> dict[str, dict]:
     out["dmpnn_score_desc_ens5"] = {"arch": "dmpnn", "mode": "score", "descriptors": True, "ensemble": 5}
     # The 17 cheap descriptors instead of all 217 (issue 6: keep accuracy at a fraction of the cost).
     out["dmpnn_score_fast"] = {"arch": "dmpnn", "mode": "score", "descriptors": True, "descriptor_set": "fast"}
-    out["dmpnn_score_fast_do2"] = {"arch": "dmpnn", "mode": "score", "descriptors": True, "descriptor_set": "fast",
-                                   "dropout": 0.2}
-    out["dmpnn_score_fast_do2_ens5"] = {"arch": "dmpnn", "mode": "score", "descriptors": True, "descriptor_set": "fast",
-                                        "dropout": 0.2, "ensemble": 5}
+    out["dmpnn_score_fast_do2"] = {
+        "arch": "dmpnn",
+        "mode": "score",
+        "descriptors": True,
+        "descriptor_set": "fast",
+        "dropout": 0.2,
+    }
+    out["dmpnn_score_fast_do2_ens5"] = {
+        "arch": "dmpnn",
+        "mode": "score",
+        "descriptors": True,
+        "descriptor_set": "fast",
+        "dropout": 0.2,
+        "ensemble": 5,
+    }
     # Full-data training: no validation hold-out, cosine schedule run to its end, last epoch kept.
     fast_do2 = {"arch": "dmpnn", "mode": "score", "descriptors": True, "descriptor_set": "fast", "dropout": 0.2}
     for e in (60, 100):
@@ -64,12 +92,21 @@ def configs() -> dict[str, dict]:
     # The ensemble blended with CatBoost on all RDKit descriptors (2000 trees on every training
     # molecule, weight 0.4): the default of `scoremol train` and the bundled model.
     out["dmpnn_score_fast_do2_ens5_cb40"] = {**fast_do2, "ensemble": 5, "catboost_weight": 0.4}
-    out["dmpnn_score_fast_do2_ens5_cb40_scaffold"] = {**fast_do2, "ensemble": 5, "catboost_weight": 0.4,
-                                                      "split": "scaffold"}
+    out["dmpnn_score_fast_do2_ens5_cb40_scaffold"] = {
+        **fast_do2,
+        "ensemble": 5,
+        "catboost_weight": 0.4,
+        "split": "scaffold",
+    }
     # The winner under a scaffold split (scaffolds kept whole within each of 5 folds).
     out["dmpnn_score_fast_do2_full60_scaffold"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "split": "scaffold"}
-    out["dmpnn_score_fast_do2_full60_ens5_scaffold"] = {**fast_do2, "epochs": 60, "val_fraction": 0.0, "ensemble": 5,
-                                                        "split": "scaffold"}
+    out["dmpnn_score_fast_do2_full60_ens5_scaffold"] = {
+        **fast_do2,
+        "epochs": 60,
+        "val_fraction": 0.0,
+        "ensemble": 5,
+        "split": "scaffold",
+    }
     out["mlp_base"] = {"arch": "mlp", "mode": "base", "descriptors": True}
     out["score-mlp"] = {"arch": "score-mlp", "mode": "score", "descriptors": True}
     out["catboost"] = {"arch": "catboost", "descriptors": True}
@@ -92,8 +129,9 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
     if spec["arch"] == "catboost":
         if spec.get("descriptor_set"):
             data = data.select_descriptors(descriptor_names(spec["descriptor_set"]))
-        runner = cvlib.catboost_runner(data, TARGET, spec.get("morgan", False), spec.get("val_fraction", 0.1),
-                                       spec.get("iterations", 3000))
+        runner = cvlib.catboost_runner(
+            data, TARGET, spec.get("morgan", False), spec.get("val_fraction", 0.1), spec.get("iterations", 3000)
+        )
     else:
         desc = bool(spec.get("descriptors")) or spec["arch"] in ("mlp", "score-mlp")
         gnn_descriptors = None
@@ -103,25 +141,45 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
             else:
                 data = data.select_descriptors(descriptor_names(spec["descriptor_set"]))
         n_desc = (len(gnn_descriptors) if gnn_descriptors else data.descriptors.shape[1]) if desc else 0
-        model_config = ModelConfig(arch=spec["arch"], mode=spec["mode"], dt=spec.get("dt", 0.5),
-                                   dropout=spec.get("dropout", 0.1), hidden=spec.get("hidden", 128),
-                                   use_descriptors=desc, descriptor_dim=n_desc)
+        model_config = ModelConfig(
+            arch=spec["arch"],
+            mode=spec["mode"],
+            dt=spec.get("dt", 0.5),
+            dropout=spec.get("dropout", 0.1),
+            hidden=spec.get("hidden", 128),
+            use_descriptors=desc,
+            descriptor_dim=n_desc,
+        )
         overrides = {k: spec[k] for k in TRAIN_KEYS if k in spec}
         train_config = TrainConfig(**{"epochs": epochs, "ensemble": spec.get("ensemble", 1), **overrides})
         runner = cvlib.graph_runner(data, TARGET, model_config, train_config, gnn_descriptors)
     if spec.get("split") == "scaffold":  # Bemis-Murcko scaffolds kept whole within a fold
         smiles_all = data.table[data.smiles_col].astype(str).tolist()
         folds = cvlib.make_folds([smiles_all[i] for i in data.graph_row], 5, "scaffold", seed=0)
-    results = cvlib.run_cv(folds, y, runner, on_fold=lambda r: print(f"  {name} fold {r.fold}: RMSE {r.rmse:.4f} ({r.seconds:.0f} s)", flush=True))
+    results = cvlib.run_cv(
+        folds,
+        y,
+        runner,
+        on_fold=lambda r: print(f"  {name} fold {r.fold}: RMSE {r.rmse:.4f} ({r.seconds:.0f} s)", flush=True),
+    )
     s = cvlib.summarize(results)
     row = {
-        "name": name, "arch": spec["arch"], "mode": spec.get("mode", ""), "dt": spec.get("dt", 0.5) if spec.get("mode") in ("skip", "score") else "",
-        "descriptors": spec.get("descriptor_set", True) if spec.get("descriptors") else False, "ensemble": spec.get("ensemble", 1),
-        "rmse_mean": round(s["rmse"]["mean"], 4), "rmse_std": round(s["rmse"]["std"], 4), "mae_mean": round(s["mae"]["mean"], 4),
-        "r2_mean": round(s["r2"]["mean"], 4), "parameters": s["parameters"], "seconds_per_fold": round(s["seconds"]["mean"], 1),
+        "name": name,
+        "arch": spec["arch"],
+        "mode": spec.get("mode", ""),
+        "dt": spec.get("dt", 0.5) if spec.get("mode") in ("skip", "score") else "",
+        "descriptors": spec.get("descriptor_set", True) if spec.get("descriptors") else False,
+        "ensemble": spec.get("ensemble", 1),
+        "rmse_mean": round(s["rmse"]["mean"], 4),
+        "rmse_std": round(s["rmse"]["std"], 4),
+        "mae_mean": round(s["mae"]["mean"], 4),
+        "r2_mean": round(s["r2"]["mean"], 4),
+        "parameters": s["parameters"],
+        "seconds_per_fold": round(s["seconds"]["mean"], 1),
         "best_epoch_mean": round(s["best_epoch"]["mean"], 1),
         "epochs": spec.get("epochs", epochs) if spec["arch"] != "catboost" else "",
-        "fold_rmse": " ".join(f"{r.rmse:.4f}" for r in results), "machine": f"{platform.machine()} {os.cpu_count()} cpu",
+        "fold_rmse": " ".join(f"{r.rmse:.4f}" for r in results),
+        "machine": f"{platform.machine()} {os.cpu_count()} cpu",
         "date": time.strftime("%Y-%m-%d"),
     }
     RESULTS.mkdir(exist_ok=True)
@@ -133,14 +191,27 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
         writer.writerow(row)
     smiles = data.table[data.smiles_col].astype(str).to_numpy()
     (RESULTS / "oof").mkdir(exist_ok=True)
-    pd.concat([pd.DataFrame({"fold": r.fold, "row": data.graph_row[r.test_rows], "smiles": smiles[data.graph_row[r.test_rows]],
-                             "y_true": y[r.test_rows], "y_pred": r.predictions}) for r in results]).to_csv(
-        RESULTS / "oof" / f"{name}.csv", index=False, float_format="%.5g")
+    pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "fold": r.fold,
+                    "row": data.graph_row[r.test_rows],
+                    "smiles": smiles[data.graph_row[r.test_rows]],
+                    "y_true": y[r.test_rows],
+                    "y_pred": r.predictions,
+                }
+            )
+            for r in results
+        ]
+    ).to_csv(RESULTS / "oof" / f"{name}.csv", index=False, float_format="%.5g")
     history = [dict(h, fold=r.fold) for r in results for h in r.history]
     if history:
         (RESULTS / "curves").mkdir(exist_ok=True)
         pd.DataFrame(history).to_csv(RESULTS / "curves" / f"{name}.csv", index=False, float_format="%.5g")
-    print(f"{name}: RMSE {row['rmse_mean']:.4f} +/- {row['rmse_std']:.4f}, {row['seconds_per_fold']} s/fold", flush=True)
+    print(
+        f"{name}: RMSE {row['rmse_mean']:.4f} +/- {row['rmse_std']:.4f}, {row['seconds_per_fold']} s/fold", flush=True
+    )
 
 
 def main() -> None:
@@ -148,8 +219,12 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", help="run just these configuration names")
     parser.add_argument("--epochs", type=int, default=150)
     parser.add_argument("--list", action="store_true")
-    parser.add_argument("--threads", type=int, default=min(2, os.cpu_count() or 1),
-                        help="torch threads (1 lets two studies share the two cores)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=min(2, os.cpu_count() or 1),
+        help="torch threads (1 lets two studies share the two cores)",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     todo = configs()

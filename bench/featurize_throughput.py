@@ -17,18 +17,20 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from rdkit import Chem  # noqa: E402
 
-from scoremol.featurizers.molecule import parse_molecule  # noqa: E402
-from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk  # noqa: E402
-from scoremol.data.registry import resolve_input  # noqa: E402
-from scoremol.featurizers.graph import mol_to_arrays  # noqa: E402
 from scoremol.data.read import MoleculeChunk, read_input  # noqa: E402
-from scoremol.data.registry import resolve  # noqa: E402
+from scoremol.data.registry import (
+    resolve,  # noqa: E402
+    resolve_input,  # noqa: E402
+)
+from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk  # noqa: E402
 from scoremol.featurizers.descriptors import compute_descriptor_matrix, descriptor_names  # noqa: E402
+from scoremol.featurizers.graph import mol_to_arrays  # noqa: E402
+from scoremol.featurizers.molecule import parse_molecule  # noqa: E402
 from scoremol.parallel import default_workers, featurize_all  # noqa: E402
-import numpy as np  # noqa: E402
 
 
 def timed(fn, repeats: int) -> list[float]:
@@ -73,12 +75,18 @@ def main() -> None:
         times = {}
         results = {}
         for workers in (1, default_workers()):
-            times[workers] = statistics.median(timed(lambda: results.__setitem__(workers, featurize_all(big, settings, workers)), 3))
-        same = all(np.array_equal(getattr(results[1], k), getattr(results[default_workers()], k))
-                   for k in ("x", "edge_index", "edge_attr", "atom_ptr", "graph_row"))
+            times[workers] = statistics.median(
+                timed(lambda: results.__setitem__(workers, featurize_all(big, settings, workers)), 3)
+            )
+        same = all(
+            np.array_equal(getattr(results[1], k), getattr(results[default_workers()], k))
+            for k in ("x", "edge_index", "edge_attr", "atom_ptr", "graph_row")
+        )
         w = default_workers()
-        print(f"{len(big)} rows: 1 worker {len(big) / times[1]:.0f} mol/s, {w} workers {len(big) / times[w]:.0f} mol/s, "
-              f"speed-up {times[1] / times[w]:.2f}x, identical results: {same}")
+        print(
+            f"{len(big)} rows: 1 worker {len(big) / times[1]:.0f} mol/s, {w} workers {len(big) / times[w]:.0f} mol/s, "
+            f"speed-up {times[1] / times[w]:.2f}x, identical results: {same}"
+        )
 
 
 def _repeated(n: int) -> MoleculeChunk:

@@ -38,8 +38,10 @@ def _spec(name: str) -> dict:
 
 def table(frame: pd.DataFrame) -> str:
     """Markdown table sorted by RMSE; 'fixed N' marks runs without a validation split."""
-    lines = ["| configuration | RMSE (mean +/- std, 5 folds) | MAE | R2 | parameters | s / fold | epochs to best |",
-             "| --- | --- | --- | --- | ---: | ---: | ---: |"]
+    lines = [
+        "| configuration | RMSE (mean +/- std, 5 folds) | MAE | R2 | parameters | s / fold | epochs to best |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: |",
+    ]
     for _, r in frame.sort_values("rmse_mean").iterrows():
         params = f"{int(r.parameters):,}" if r.parameters else "-"
         spec = _spec(r["name"])
@@ -49,7 +51,10 @@ def table(frame: pd.DataFrame) -> str:
             epochs = f"fixed {spec['epochs']}"
         else:
             epochs = f"{r.best_epoch_mean:.0f}"
-        lines.append(f"| {r['name']} | {r.rmse_mean:.3f} +/- {r.rmse_std:.3f} | {r.mae_mean:.3f} | {r.r2_mean:.3f} | {params} | {r.seconds_per_fold:.0f} | {epochs} |")
+        lines.append(
+            f"| {r['name']} | {r.rmse_mean:.3f} +/- {r.rmse_std:.3f} | {r.mae_mean:.3f} | {r.r2_mean:.3f} "
+            f"| {params} | {r.seconds_per_fold:.0f} | {epochs} |"
+        )
     return "\n".join(lines)
 
 
@@ -60,14 +65,21 @@ def convergence(frame: pd.DataFrame) -> str:
     """Per architecture, without descriptors: RMSE and epochs to best validation RMSE by mode."""
     head = " | ".join(f"{m} RMSE | {m} epochs" for m in MODES)
     lines = [f"| architecture | {head} | score vs base: epochs ratio |", "| --- |" + " ---: |" * (2 * len(MODES) + 1)]
-    plain = frame[frame["arch"].isin(["gcn", "gat", "gine", "mpnn", "dmpnn", "attentivefp", "transformer"])
-                  & ~frame["descriptors"].astype(str).isin(["True", "fast"]) & (frame["ensemble"] == 1)
-                  & frame["name"].isin([f"{a}_{m}" for a in frame["arch"] for m in MODES])]
+    plain = frame[
+        frame["arch"].isin(["gcn", "gat", "gine", "mpnn", "dmpnn", "attentivefp", "transformer"])
+        & ~frame["descriptors"].astype(str).isin(["True", "fast"])
+        & (frame["ensemble"] == 1)
+        & frame["name"].isin([f"{a}_{m}" for a in frame["arch"] for m in MODES])
+    ]
     for arch in sorted(set(plain["arch"])):
         rows = plain[plain["arch"] == arch].set_index("mode")
         cells = []
         for m in MODES:
-            cells += [f"{rows.loc[m].rmse_mean:.3f}", f"{rows.loc[m].best_epoch_mean:.0f}"] if m in rows.index else ["-", "-"]
+            cells += (
+                [f"{rows.loc[m].rmse_mean:.3f}", f"{rows.loc[m].best_epoch_mean:.0f}"]
+                if m in rows.index
+                else ["-", "-"]
+            )
         ratio = "-"
         if {"base", "score"} <= set(rows.index):
             ratio = f"{rows.loc['base'].best_epoch_mean / max(rows.loc['score'].best_epoch_mean, 1):.2f}x"
@@ -91,8 +103,13 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
         ax.plot(lims, lims, "k--", lw=1)
         rmse = float(np.sqrt(np.mean((oof.y_true - oof.y_pred) ** 2)))
         # two title lines: a long configuration name no longer runs off the figure
-        ax.set(xlim=lims, ylim=lims, xlabel="measured log S (mol/L)", ylabel="predicted (out of fold)",
-               title=f"ESOL, out of fold (all folds pooled): RMSE {rmse:.3f}\n{best}")
+        ax.set(
+            xlim=lims,
+            ylim=lims,
+            xlabel="measured log S (mol/L)",
+            ylabel="predicted (out of fold)",
+            title=f"ESOL, out of fold (all folds pooled): RMSE {rmse:.3f}\n{best}",
+        )
         ax.set_aspect("equal")
         ax.grid(alpha=0.3)
         fig.tight_layout()
@@ -106,8 +123,9 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
         # 3 x 4.1 in at 110 dpi is about 1,350 px wide, readable when scaled to page width.
         ncols = min(3, len(archs) + 1)
         nrows = math.ceil((len(archs) + 1) / ncols)
-        fig, axes = plt.subplots(nrows, ncols, figsize=(4.1 * ncols, 3.0 * nrows), squeeze=False,
-                                 sharex=True, sharey=True)
+        fig, axes = plt.subplots(
+            nrows, ncols, figsize=(4.1 * ncols, 3.0 * nrows), squeeze=False, sharex=True, sharey=True
+        )
         flat = list(axes.flat)
         for i, (ax, arch) in enumerate(zip(flat, archs)):
             for mode in MODES:
@@ -127,11 +145,26 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
         legend_ax = flat[len(archs)]
         legend_ax.axis("off")
         handles, labels = flat[0].get_legend_handles_labels()
-        legend_ax.legend(handles, labels, loc="center", bbox_to_anchor=(0.5, 0.62), fontsize=12, title="depth mode", title_fontsize=12,
-                         frameon=False)
-        legend_ax.text(0.5, 0.05, "median over the 5 folds\nper epoch, no descriptors", ha="center",
-                       va="bottom", fontsize=10, transform=legend_ax.transAxes)
-        for ax in flat[len(archs) + 1:]:
+        legend_ax.legend(
+            handles,
+            labels,
+            loc="center",
+            bbox_to_anchor=(0.5, 0.62),
+            fontsize=12,
+            title="depth mode",
+            title_fontsize=12,
+            frameon=False,
+        )
+        legend_ax.text(
+            0.5,
+            0.05,
+            "median over the 5 folds\nper epoch, no descriptors",
+            ha="center",
+            va="bottom",
+            fontsize=10,
+            transform=legend_ax.transAxes,
+        )
+        for ax in flat[len(archs) + 1 :]:
             ax.axis("off")
         fig.suptitle("ESOL: validation RMSE per epoch by depth mode", fontsize=13)
         fig.tight_layout()
@@ -141,7 +174,11 @@ def plots(frame: pd.DataFrame, parity: str | None, parity_file: str | None = Non
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--parity", default=None, help="configuration for the parity plot (default: the best)")
-    parser.add_argument("--parity-file", default=None, help="out-of-fold CSV (y_true, y_pred) for the parity plot, e.g. from `scoremol cv -o`")
+    parser.add_argument(
+        "--parity-file",
+        default=None,
+        help="out-of-fold CSV (y_true, y_pred) for the parity plot, e.g. from `scoremol cv -o`",
+    )
     args = parser.parse_args()
     frame = pd.read_csv(RESULTS / "esol_cv.csv")
     scaffold = frame["name"].str.endswith("_scaffold")

@@ -26,8 +26,7 @@ def _tree_memory(root) -> tuple[int, int]:
     return pss, rss
 
 
-def run_measured(cmd: list[str], env: dict | None = None, cwd=None, with_rss: bool = False,
-                 sample_memory: bool = True):
+def run_measured(cmd: list[str], env: dict | None = None, cwd=None, with_rss: bool = False, sample_memory: bool = True):
     """Wall seconds and peak memory (MiB, summed PSS of ``cmd`` and all its children,
     sampled every 0.2 s); ``with_rss=True`` adds the peak summed RSS as a third value.
 

@@ -15,22 +15,27 @@ from scoremol.nn import GRAPH_ARCHITECTURES, ModelConfig, build_model, count_par
 
 def count(arch: str, mode: str, steps: int, hidden: int, descriptor_dim: int) -> int:
     """Trainable parameters of one configuration (descriptor_dim 0 = no descriptors)."""
-    config = ModelConfig(arch=arch, mode=mode, steps=steps, hidden=hidden, n_targets=1,
-                         use_descriptors=descriptor_dim > 0, descriptor_dim=descriptor_dim)
+    config = ModelConfig(
+        arch=arch,
+        mode=mode,
+        steps=steps,
+        hidden=hidden,
+        n_targets=1,
+        use_descriptors=descriptor_dim > 0,
+        descriptor_dim=descriptor_dim,
+    )
     return count_parameters(build_model(config))
 
 
 def table(hidden: int = 128, steps: int = 4, descriptor_dim: int = 217) -> str:
     """The Markdown table as a string."""
-    head = (f"| arch | base K={steps} | score K={steps} | score/base | "
-            f"base K={steps} + desc | score K={steps} + desc |")
+    head = f"| arch | base K={steps} | score K={steps} | score/base | base K={steps} + desc | score K={steps} + desc |"
     lines = [head, "| --- | ---: | ---: | ---: | ---: | ---: |"]
     for arch in GRAPH_ARCHITECTURES:
         b, s = (count(arch, m, steps, hidden, 0) for m in ("base", "score"))
         bd, sd = (count(arch, m, steps, hidden, descriptor_dim) for m in ("base", "score"))
         lines.append(f"| {arch} | {b:,} | {s:,} | {s / b:.2f} | {bd:,} | {sd:,} |")
-    b, s = (count(a, m, steps, hidden, descriptor_dim)
-            for a, m in (("mlp", "base"), ("score-mlp", "score")))
+    b, s = (count(a, m, steps, hidden, descriptor_dim) for a, m in (("mlp", "base"), ("score-mlp", "score")))
     lines.append(f"| mlp / score-mlp (desc only) | {b:,} | {s:,} | {s / b:.2f} | {b:,} | {s:,} |")
     return "\n".join(lines)
 
@@ -41,8 +46,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--descriptor-dim", type=int, default=217)
     args = parser.parse_args()
-    print(f"Parameter counts, hidden {args.hidden}, MolAttFP readout, head (128, 64, 32), "
-          f"1 target, descriptors: {args.descriptor_dim}\n")
+    print(
+        f"Parameter counts, hidden {args.hidden}, MolAttFP readout, head (128, 64, 32), "
+        f"1 target, descriptors: {args.descriptor_dim}\n"
+    )
     print(table(args.hidden, args.steps, args.descriptor_dim))
 
 

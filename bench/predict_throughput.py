@@ -18,10 +18,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -57,12 +55,25 @@ def main() -> None:
     parser.add_argument("--predict-args", default="", help="more predict options, e.g. '--network-only'")
     args = parser.parse_args()
     model = ["--model", args.model] if args.model else []
-    print(f"{'rows':>9s} {'rdkit parse mol/s':>18s} {'predict mol/s':>14s} {'ratio':>6s} {'predict s':>10s} "
-          f"{'peak PSS MiB':>13s} {'peak RSS MiB':>13s}")
+    print(
+        f"{'rows':>9s} {'rdkit parse mol/s':>18s} {'predict mol/s':>14s} {'ratio':>6s} {'predict s':>10s} "
+        f"{'peak PSS MiB':>13s} {'peak RSS MiB':>13s}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for n in args.sizes:
             path = make_input(n, Path(tmp))
-            cmd = [sys.executable, "-m", "scoremol", "-q", "predict", str(path), *model, *args.predict_args.split(), "-o", os.devnull]
+            cmd = [
+                sys.executable,
+                "-m",
+                "scoremol",
+                "-q",
+                "predict",
+                str(path),
+                *model,
+                *args.predict_args.split(),
+                "-o",
+                os.devnull,
+            ]
             parse, runs = [], []
             for _ in range(args.repeats):  # alternate, so that both see the same machine
                 parse.append(run([sys.executable, "-c", PARSE_ONLY, str(path)], sample_memory=False)[0])
@@ -71,8 +82,10 @@ def main() -> None:
             p, t = statistics.median(parse), statistics.median(runs)
             ratio = statistics.median(a / b for a, b in zip(parse, runs))  # of back-to-back pairs
             print(f"{n:9d} {n / p:18.0f} {n / t:14.0f} {ratio:6.2f} {t:10.1f} {pss:13.0f} {rss:13.0f}", flush=True)
-            print(f"{'':9s} runs (parse s / predict s): " + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(parse, runs)),
-                  flush=True)
+            print(
+                f"{'':9s} runs (parse s / predict s): " + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(parse, runs)),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

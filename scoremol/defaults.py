@@ -43,6 +43,7 @@ PRESETS: dict[str, dict] = {
     },
 }
 
+
 def preset_settings(name: str) -> dict:
     """DEFAULTS overlaid with preset ``name``; ``ValueError`` names the valid presets."""
     if name not in PRESETS:

@@ -29,8 +29,8 @@ from typing import Generic, TypeVar
 import numpy as np
 import pandas as pd
 
-from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
 from scoremol.data.read import MoleculeChunk
+from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
 
 Part = TypeVar("Part")
 Result = TypeVar("Result")
@@ -58,15 +58,20 @@ def default_workers() -> int:
 
 def bare_chunk(chunk: MoleculeChunk) -> MoleculeChunk:
     """The chunk without its user columns: all a worker needs, cheap to send."""
-    return MoleculeChunk(pd.DataFrame(index=range(len(chunk))), chunk.smiles, chunk.start, chunk.smiles_col,
-                         chunk.mols, chunk.errors)
+    return MoleculeChunk(
+        pd.DataFrame(index=range(len(chunk))), chunk.smiles, chunk.start, chunk.smiles_col, chunk.mols, chunk.errors
+    )
 
 
 def slice_chunk(chunk: MoleculeChunk, start: int, stop: int) -> MoleculeChunk:
     """Rows ``start:stop`` of ``chunk`` as a chunk of their own."""
     return MoleculeChunk(
-        chunk.frame.iloc[start:stop], chunk.smiles[start:stop], chunk.start + start, chunk.smiles_col,
-        None if chunk.mols is None else chunk.mols[start:stop], None if chunk.errors is None else chunk.errors[start:stop],
+        chunk.frame.iloc[start:stop],
+        chunk.smiles[start:stop],
+        chunk.start + start,
+        chunk.smiles_col,
+        None if chunk.mols is None else chunk.mols[start:stop],
+        None if chunk.errors is None else chunk.errors[start:stop],
     )
 
 
@@ -167,12 +172,16 @@ def _pool(workers: int, job: ChunkJob) -> ProcessPoolExecutor:
     # (initargs are not pickled), the same trade-off torch's own DataLoader makes on Linux.
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_start_worker,
-                               initargs=(job.initializer, job.initargs))
+    return ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(job.initializer, job.initargs)
+    )
 
 
 def iter_chunk_results(
-    chunks: Iterable[MoleculeChunk], job: ChunkJob, workers: int | None = None, min_rows: int = PARALLEL_MIN_ROWS,
+    chunks: Iterable[MoleculeChunk],
+    job: ChunkJob,
+    workers: int | None = None,
+    min_rows: int = PARALLEL_MIN_ROWS,
 ) -> Iterator[tuple[MoleculeChunk, object]]:
     """``(chunk, result of job on it)`` for every chunk, in order.
 
@@ -197,6 +206,7 @@ def iter_chunk_results(
     source = _chain(buffered, iterator)
     pool = _pool(workers, job)
     try:
+
         def submit(chunk: MoleculeChunk) -> None:
             pending.append((chunk, [pool.submit(job.remote, bare_chunk(p)) for p in split_chunk(chunk, WORK_ROWS)]))
 
@@ -228,15 +238,18 @@ def featurization_job(settings: FeaturizerSettings) -> ChunkJob:
 
 
 def iter_featurized(
-    chunks: Iterable[MoleculeChunk], settings: FeaturizerSettings, workers: int | None = None,
+    chunks: Iterable[MoleculeChunk],
+    settings: FeaturizerSettings,
+    workers: int | None = None,
     min_rows: int = PARALLEL_MIN_ROWS,
 ) -> Iterator[tuple[MoleculeChunk, FeaturizedDataset]]:
     """``(chunk, featurized chunk)`` for every chunk, in order (see :func:`iter_chunk_results`)."""
     return iter_chunk_results(chunks, featurization_job(settings), workers, min_rows)
 
 
-def featurize_all(chunk: MoleculeChunk, settings: FeaturizerSettings, workers: int | None = None,
-                  min_rows: int = PARALLEL_MIN_ROWS) -> FeaturizedDataset:
+def featurize_all(
+    chunk: MoleculeChunk, settings: FeaturizerSettings, workers: int | None = None, min_rows: int = PARALLEL_MIN_ROWS
+) -> FeaturizedDataset:
     """Featurize one (possibly large) chunk, in parallel when it is large enough."""
     workers = default_workers() if workers is None else max(1, workers)
     if workers == 1 or len(chunk) <= min_rows:

@@ -25,14 +25,24 @@ PRESETS: dict[str, dict[str, Any]] = {
     # five networks fusing 17 cheap descriptors, blended with CatBoost on 204 descriptors:
     # ESOL 5-fold RMSE 0.514, minutes per fit
     "accurate": {
-        "hidden": 128, "dropout": 0.2, "descriptors": True, "epochs": 150, "val_fraction": 0.1,
-        "ensemble": 5, "blend_catboost": 0.4,
+        "hidden": 128,
+        "dropout": 0.2,
+        "descriptors": True,
+        "epochs": 150,
+        "val_fraction": 0.1,
+        "ensemble": 5,
+        "blend_catboost": 0.4,
     },
     # one small graph-only network, 60 epochs on every training molecule: ESOL 0.559,
     # about 30 s per fit, no RDKit descriptors at prediction time
     "fast": {
-        "hidden": 64, "dropout": 0.0, "descriptors": False, "epochs": 60, "val_fraction": 0.0,
-        "ensemble": 1, "blend_catboost": 0.0,
+        "hidden": 64,
+        "dropout": 0.0,
+        "descriptors": False,
+        "epochs": 60,
+        "val_fraction": 0.0,
+        "ensemble": 1,
+        "blend_catboost": 0.0,
     },
 }
 DEFAULT_PRESET = "accurate"

@@ -61,8 +61,12 @@ def main() -> None:
     parser.add_argument("--predict-rows", type=int, default=20_000)
     parser.add_argument("--skip-install", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--scoremol-args", default="", help="extra `scoremol train` options, e.g. "
-                        "'--ensemble 1 --blend-catboost 0' for the fast single network (default: its defaults)")
+    parser.add_argument(
+        "--scoremol-args",
+        default="",
+        help="extra `scoremol train` options, e.g. "
+        "'--ensemble 1 --blend-catboost 0' for the fast single network (default: its defaults)",
+    )
     args = parser.parse_args()
     chemprop = ensure_chemprop(args.venv, args.skip_install)
     esol = pd.read_csv(resolve("esol"))
@@ -82,41 +86,123 @@ def main() -> None:
             order = np.random.default_rng(k).permutation(len(train))
             n_val = int(round(0.1 * len(train)))
             splits = tmp / f"splits{k}.json"
-            splits.write_text(json.dumps([{"train": sorted(order[n_val:].tolist()), "val": sorted(order[:n_val].tolist()),
-                                           "test": []}]))
+            splits.write_text(
+                json.dumps(
+                    [{"train": sorted(order[n_val:].tolist()), "val": sorted(order[:n_val].tolist()), "test": []}]
+                )
+            )
             out_dir = tmp / f"chemprop{k}"
-            cp_seconds, _ = run_measured([str(chemprop), "train", "-i", str(train_csv), "-s", "smiles",
-                                          "--target-columns", TARGET, "--task-type", "regression",
-                                          "--splits-file", str(splits), "-o", str(out_dir), "--num-workers", "0",
-                                          "--accelerator", "cpu", "--devices", "1"], env=env,
-                                         sample_memory=False)
+            cp_seconds, _ = run_measured(
+                [
+                    str(chemprop),
+                    "train",
+                    "-i",
+                    str(train_csv),
+                    "-s",
+                    "smiles",
+                    "--target-columns",
+                    TARGET,
+                    "--task-type",
+                    "regression",
+                    "--splits-file",
+                    str(splits),
+                    "-o",
+                    str(out_dir),
+                    "--num-workers",
+                    "0",
+                    "--accelerator",
+                    "cpu",
+                    "--devices",
+                    "1",
+                ],
+                env=env,
+                sample_memory=False,
+            )
             cp_model = sorted(out_dir.rglob("best*.pt"))[0]
             cp_pred_csv = tmp / f"cp_pred{k}.csv"
-            run_measured([str(chemprop), "predict", "-i", str(test_csv), "-s", "smiles", "--model-paths", str(cp_model),
-                          "-o", str(cp_pred_csv), "--num-workers", "0", "--accelerator", "cpu", "--devices", "1"], env=env)
+            run_measured(
+                [
+                    str(chemprop),
+                    "predict",
+                    "-i",
+                    str(test_csv),
+                    "-s",
+                    "smiles",
+                    "--model-paths",
+                    str(cp_model),
+                    "-o",
+                    str(cp_pred_csv),
+                    "--num-workers",
+                    "0",
+                    "--accelerator",
+                    "cpu",
+                    "--devices",
+                    "1",
+                ],
+                env=env,
+            )
             cp_pred = pd.read_csv(cp_pred_csv).iloc[:, -1].to_numpy()
             # scoremol: its defaults (the bundled model's configuration).
             sm_model = tmp / f"scoremol{k}.pt"
-            sm_seconds, _ = run_measured([sys.executable, "-m", "scoremol", "-q", "train", str(train_csv), "--target", TARGET,
-                                          *args.scoremol_args.split(), "-o", str(sm_model)], env=env,
-                                          sample_memory=False)
+            sm_seconds, _ = run_measured(
+                [
+                    sys.executable,
+                    "-m",
+                    "scoremol",
+                    "-q",
+                    "train",
+                    str(train_csv),
+                    "--target",
+                    TARGET,
+                    *args.scoremol_args.split(),
+                    "-o",
+                    str(sm_model),
+                ],
+                env=env,
+                sample_memory=False,
+            )
             sm_pred_csv = tmp / f"sm_pred{k}.csv"
-            run_measured([sys.executable, "-m", "scoremol", "-q", "predict", str(test_csv), "--model", str(sm_model),
-                          "-o", str(sm_pred_csv)], env=env)
+            run_measured(
+                [
+                    sys.executable,
+                    "-m",
+                    "scoremol",
+                    "-q",
+                    "predict",
+                    str(test_csv),
+                    "--model",
+                    str(sm_model),
+                    "-o",
+                    str(sm_pred_csv),
+                ],
+                env=env,
+            )
             sm_pred = pd.read_csv(sm_pred_csv)[TARGET].to_numpy()
             y = test[TARGET].to_numpy()
-            row = {"fold": k, "chemprop_rmse": rmse(cp_pred, y), "scoremol_rmse": rmse(sm_pred, y),
-                   "chemprop_train_s": cp_seconds, "scoremol_train_s": sm_seconds}
+            row = {
+                "fold": k,
+                "chemprop_rmse": rmse(cp_pred, y),
+                "scoremol_rmse": rmse(sm_pred, y),
+                "chemprop_train_s": cp_seconds,
+                "scoremol_train_s": sm_seconds,
+            }
             rows.append(row)
             models[k] = (cp_model, sm_model)
-            print(f"fold {k}: RMSE chemprop {row['chemprop_rmse']:.4f} scoremol {row['scoremol_rmse']:.4f} | "
-                  f"train s chemprop {cp_seconds:.1f} scoremol {sm_seconds:.1f}", flush=True)
+            print(
+                f"fold {k}: RMSE chemprop {row['chemprop_rmse']:.4f} scoremol {row['scoremol_rmse']:.4f} | "
+                f"train s chemprop {cp_seconds:.1f} scoremol {sm_seconds:.1f}",
+                flush=True,
+            )
         table = pd.DataFrame(rows)
-        print("\nmean RMSE  chemprop {:.4f} +/- {:.4f}   scoremol {:.4f} +/- {:.4f}".format(
-            table.chemprop_rmse.mean(), table.chemprop_rmse.std(ddof=0), table.scoremol_rmse.mean(), table.scoremol_rmse.std(ddof=0)))
-        print("median train s per fold  chemprop {:.1f}   scoremol {:.1f}   ratio scoremol/chemprop {:.2f}".format(
-            table.chemprop_train_s.median(), table.scoremol_train_s.median(),
-            table.scoremol_train_s.median() / table.chemprop_train_s.median()))
+        print(
+            f"\nmean RMSE  chemprop {table.chemprop_rmse.mean():.4f} +/- {table.chemprop_rmse.std(ddof=0):.4f}"
+            f"   scoremol {table.scoremol_rmse.mean():.4f} +/- {table.scoremol_rmse.std(ddof=0):.4f}"
+        )
+        print(
+            f"median train s per fold  chemprop {table.chemprop_train_s.median():.1f}"
+            f"   scoremol {table.scoremol_train_s.median():.1f}"
+            f"   ratio scoremol/chemprop {table.scoremol_train_s.median() / table.chemprop_train_s.median():.2f}"
+        )
 
         smiles = []
         for name in ("esol", "freesolv", "lipophilicity"):
@@ -124,16 +210,56 @@ def main() -> None:
         big = tmp / "predict.csv"
         pd.DataFrame({"smiles": [smiles[i % len(smiles)] for i in range(args.predict_rows)]}).to_csv(big, index=False)
         cp_model, sm_model = models[args.folds[0]]
-        cp_runs = [run_measured([str(chemprop), "predict", "-i", str(big), "-s", "smiles", "--model-paths", str(cp_model),
-                                 "-o", str(tmp / "cp_big.csv"), "--num-workers", "0", "--accelerator", "cpu",
-                                 "--devices", "1"], env=env) for _ in range(3)]
-        sm_runs = [run_measured([sys.executable, "-m", "scoremol", "-q", "predict", str(big), "--model", str(sm_model),
-                                 "-o", str(tmp / "sm_big.csv")], env=env) for _ in range(3)]
+        cp_runs = [
+            run_measured(
+                [
+                    str(chemprop),
+                    "predict",
+                    "-i",
+                    str(big),
+                    "-s",
+                    "smiles",
+                    "--model-paths",
+                    str(cp_model),
+                    "-o",
+                    str(tmp / "cp_big.csv"),
+                    "--num-workers",
+                    "0",
+                    "--accelerator",
+                    "cpu",
+                    "--devices",
+                    "1",
+                ],
+                env=env,
+            )
+            for _ in range(3)
+        ]
+        sm_runs = [
+            run_measured(
+                [
+                    sys.executable,
+                    "-m",
+                    "scoremol",
+                    "-q",
+                    "predict",
+                    str(big),
+                    "--model",
+                    str(sm_model),
+                    "-o",
+                    str(tmp / "sm_big.csv"),
+                ],
+                env=env,
+            )
+            for _ in range(3)
+        ]
         n = args.predict_rows
         cp_t, sm_t = statistics.median(s for s, _ in cp_runs), statistics.median(s for s, _ in sm_runs)
         cp_m, sm_m = max(m for _, m in cp_runs), max(m for _, m in sm_runs)
-        print(f"\npredict {n:,} SMILES (median of 3): chemprop {n / cp_t:,.0f} mol/s, peak {cp_m:,.0f} MiB | "
-              f"scoremol {n / sm_t:,.0f} mol/s, peak {sm_m:,.0f} MiB | throughput ratio scoremol/chemprop {cp_t / sm_t:.2f}")
+        print(
+            f"\npredict {n:,} SMILES (median of 3): chemprop {n / cp_t:,.0f} mol/s, peak {cp_m:,.0f} MiB | "
+            f"scoremol {n / sm_t:,.0f} mol/s, peak {sm_m:,.0f} MiB"
+            f" | throughput ratio scoremol/chemprop {cp_t / sm_t:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from scoremol import __version__
 from scoremol.entry import exit_interrupted
 from scoremol.errors import ScoremolError
 
+
 def _hide_flag_types() -> None:
     """Show no ``<bool>`` placeholder for on/off flags: they take no value, and the column
     it fills squeezes every description at 80 columns."""
@@ -45,8 +46,9 @@ def _version(value: bool) -> None:
 def _main(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show details and tracebacks.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors on standard error.")] = False,
-    version: Annotated[bool, typer.Option("--version", "-V", callback=_version, is_eager=True,
-                                          help="Show the version and exit.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", "-V", callback=_version, is_eager=True, help="Show the version and exit.")
+    ] = False,
 ) -> None:
     """scoremol: SMILES in, property predictions out."""
     state["verbose"], state["quiet"] = verbose, quiet

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from scoremol.cli.app import app, console, info
-from scoremol.cli.options import INPUT, OUTPUT, Format, SmilesCol, Target, training_options
+from scoremol.cli.options import OUTPUT, Format, SmilesCol, Target, training_options
 from scoremol.cli.report import TrainingProgress
 from scoremol.errors import ScoremolError
 from scoremol.spec import TrainingSpec
@@ -21,23 +21,40 @@ FOLDS = "Folds"
 @app.command()
 @training_options
 def cv(
-    input: Annotated[str, typer.Argument(metavar="INPUT", show_default=False, help="CSV/TSV/SDF file, a data set name (esol, ...), or a features file.")],
+    input: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            show_default=False,
+            help="CSV/TSV/SDF file, a data set name (esol, ...), or a features file.",
+        ),
+    ],
     target: Target = None,
     smiles_col: SmilesCol = None,
     fmt: Format = None,
-    folds: Annotated[int, typer.Option("--folds", help="Number of folds (not with --folds-file).",
-                                       rich_help_panel=FOLDS)] = 5,
-    folds_file: Annotated[Optional[Path], typer.Option(
-        "--folds-file", help="CSV with columns row,fold (0-based data rows).", rich_help_panel=FOLDS)] = None,
-    split: Annotated[str, typer.Option("--split", help="random or scaffold (Bemis-Murcko groups kept whole).",
-                                       rich_help_panel=FOLDS)] = "random",
-    repeats: Annotated[int, typer.Option("--repeats", help="Repeat with new random folds.",
-                                         rich_help_panel=FOLDS)] = 1,
-    output_dir: Annotated[Optional[Path], typer.Option(
-        "--output-dir", "-o", help="Write cv_results.json, cv_folds.csv, oof_predictions.csv here.",
-        rich_help_panel=OUTPUT)] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON on standard output.",
-                                          rich_help_panel=OUTPUT)] = False,
+    folds: Annotated[
+        int, typer.Option("--folds", help="Number of folds (not with --folds-file).", rich_help_panel=FOLDS)
+    ] = 5,
+    folds_file: Annotated[
+        Optional[Path],
+        typer.Option("--folds-file", help="CSV with columns row,fold (0-based data rows).", rich_help_panel=FOLDS),
+    ] = None,
+    split: Annotated[
+        str, typer.Option("--split", help="random or scaffold (Bemis-Murcko groups kept whole).", rich_help_panel=FOLDS)
+    ] = "random",
+    repeats: Annotated[int, typer.Option("--repeats", help="Repeat with new random folds.", rich_help_panel=FOLDS)] = 1,
+    output_dir: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output-dir",
+            "-o",
+            help="Write cv_results.json, cv_folds.csv, oof_predictions.csv here.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the summary as JSON on standard output.", rich_help_panel=OUTPUT)
+    ] = False,
     *,
     spec: TrainingSpec,
 ) -> None:
@@ -58,22 +75,54 @@ def cv(
         table.add_column(col, justify="right")
     members = 0 if spec.is_catboost else spec.ensemble
     with TrainingProgress(members, spec.epochs, label="fold 0") as progress:
+
         def on_fold(r) -> None:
-            info(f"fold {r.fold} (repeat {r.repeat}): RMSE {r.rmse:.4f}  MAE {r.mae:.4f}  R2 {r.r2:.3f}  "
-                 f"{r.seconds:.1f} s")
-            table.add_row(str(r.repeat), str(r.fold), str(r.n_train), str(r.n_test), f"{r.rmse:.4f}",
-                          f"{r.mae:.4f}", f"{r.r2:.3f}", f"{r.best_epoch:.0f}", f"{r.seconds:.1f}",
-                          f"{r.parameters:,}")
+            info(
+                f"fold {r.fold} (repeat {r.repeat}): RMSE {r.rmse:.4f}  MAE {r.mae:.4f}  R2 {r.r2:.3f}  "
+                f"{r.seconds:.1f} s"
+            )
+            table.add_row(
+                str(r.repeat),
+                str(r.fold),
+                str(r.n_train),
+                str(r.n_test),
+                f"{r.rmse:.4f}",
+                f"{r.mae:.4f}",
+                f"{r.r2:.3f}",
+                f"{r.best_epoch:.0f}",
+                f"{r.seconds:.1f}",
+                f"{r.parameters:,}",
+            )
             progress.reset(f"fold {r.fold + 1}")
 
-        run = cross_validate(data, targets[0], spec, plan.network_descriptors, folds=folds, folds_file=folds_file,
-                             split=split, repeats=repeats, on_fold=on_fold, on_epoch=progress.epoch,
-                             on_phase=progress.phase, input_name=input)
+        run = cross_validate(
+            data,
+            targets[0],
+            spec,
+            plan.network_descriptors,
+            folds=folds,
+            folds_file=folds_file,
+            split=split,
+            repeats=repeats,
+            on_fold=on_fold,
+            on_epoch=progress.epoch,
+            on_phase=progress.phase,
+            input_name=input,
+        )
     s = run.summary
     table.add_section()
-    table.add_row("", "mean", "", "", f"{s['rmse']['mean']:.4f} ± {s['rmse']['std']:.4f}",
-                  f"{s['mae']['mean']:.4f} ± {s['mae']['std']:.4f}", f"{s['r2']['mean']:.3f} ± {s['r2']['std']:.3f}",
-                  f"{s['best_epoch']['mean']:.0f}", f"{s['seconds']['mean']:.1f}", "")
+    table.add_row(
+        "",
+        "mean",
+        "",
+        "",
+        f"{s['rmse']['mean']:.4f} ± {s['rmse']['std']:.4f}",
+        f"{s['mae']['mean']:.4f} ± {s['mae']['std']:.4f}",
+        f"{s['r2']['mean']:.3f} ± {s['r2']['std']:.3f}",
+        f"{s['best_epoch']['mean']:.0f}",
+        f"{s['seconds']['mean']:.1f}",
+        "",
+    )
     console.print(table)
     if output_dir is not None:
         write_outputs(output_dir, run, data, targets[0])

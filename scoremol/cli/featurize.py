@@ -13,29 +13,51 @@ from scoremol.cli.app import app, console
 from scoremol.cli.options import INPUT, OUTPUT, RUN, Format, SmilesCol, Standardize, Workers
 from scoremol.cli.report import failed_rows_table
 from scoremol.errors import ScoremolError
-from scoremol.training.setup import feature_plan
 from scoremol.spec import DEFAULTS
+from scoremol.training.setup import feature_plan
 
 
 @app.command()
 def featurize(
-    input: Annotated[str, typer.Argument(metavar="INPUT", show_default=False, help="CSV/TSV/SMI/SDF file, a data set name (esol, ...), or - for stdin.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="Features file to write (.pt).",
-                                         rich_help_panel=OUTPUT)],
-    descriptors: Annotated[bool, typer.Option(
-        "--descriptors/--no-descriptors", help="Also compute RDKit 2D descriptors.", rich_help_panel=INPUT)] = True,
-    descriptor_set: Annotated[Optional[str], typer.Option(
-        "--descriptor-set", help="all, fast, tree or a comma list of RDKit names (default: what the default "
-                                 "model needs).", rich_help_panel=INPUT, show_default=False)] = None,
+    input: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            show_default=False,
+            help="CSV/TSV/SMI/SDF file, a data set name (esol, ...), or - for stdin.",
+        ),
+    ],
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Features file to write (.pt).", rich_help_panel=OUTPUT)
+    ],
+    descriptors: Annotated[
+        bool,
+        typer.Option(
+            "--descriptors/--no-descriptors", help="Also compute RDKit 2D descriptors.", rich_help_panel=INPUT
+        ),
+    ] = True,
+    descriptor_set: Annotated[
+        Optional[str],
+        typer.Option(
+            "--descriptor-set",
+            help="all, fast, tree or a comma list of RDKit names (default: what the default model needs).",
+            rich_help_panel=INPUT,
+            show_default=False,
+        ),
+    ] = None,
     smiles_col: SmilesCol = None,
     fmt: Format = None,
     standardize: Standardize = True,
-    strict: Annotated[bool, typer.Option("--strict", help="Fail if any row is invalid.",
-                                         rich_help_panel=INPUT)] = False,
-    cache: Annotated[bool, typer.Option("--cache/--no-cache", help="Reuse features of identical input.",
-                                        rich_help_panel=RUN)] = True,
-    report: Annotated[Optional[Path], typer.Option(
-        "--report", help="Write row,smiles,status,reason CSV here.", rich_help_panel=OUTPUT)] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Fail if any row is invalid.", rich_help_panel=INPUT)
+    ] = False,
+    cache: Annotated[
+        bool, typer.Option("--cache/--no-cache", help="Reuse features of identical input.", rich_help_panel=RUN)
+    ] = True,
+    report: Annotated[
+        Optional[Path],
+        typer.Option("--report", help="Write row,smiles,status,reason CSV here.", rich_help_panel=OUTPUT),
+    ] = None,
     workers: Workers = None,
 ) -> None:
     """Featurize molecules into graphs (and descriptors) that train and cv can reuse."""
@@ -69,8 +91,9 @@ def featurize(
     if report is not None:
         import pandas as pd
 
-        frame = pd.DataFrame({"row": range(data.num_rows), "smiles": smiles, "status": data.status,
-                              "reason": data.reason})
+        frame = pd.DataFrame(
+            {"row": range(data.num_rows), "smiles": smiles, "status": data.status, "reason": data.reason}
+        )
         with atomic_write(report, "w", newline="") as handle:
             frame.to_csv(handle, index=False)
     failures = failed_rows_table(data.status, data.reason, smiles)

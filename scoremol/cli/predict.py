@@ -38,32 +38,72 @@ def resolve_inputs(inputs: list[str]) -> tuple[str, list[str] | None]:
 
 @app.command()
 def predict(
-    inputs: Annotated[list[str], typer.Argument(
-        metavar="INPUT...", help="CSV/TSV/SMI/SDF file, a data set name, - for stdin, or SMILES strings.",
-        show_default=False)],
-    model: Annotated[Optional[Path], typer.Option(
-        "--model", "-m", help="Model file, or a bundled model: esol (default, accurate) or fast (screening).",
-        rich_help_panel=INPUT, show_default=False)] = None,
+    inputs: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="INPUT...",
+            help="CSV/TSV/SMI/SDF file, a data set name, - for stdin, or SMILES strings.",
+            show_default=False,
+        ),
+    ],
+    model: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--model",
+            "-m",
+            help="Model file, or a bundled model: esol (default, accurate) or fast (screening).",
+            rich_help_panel=INPUT,
+            show_default=False,
+        ),
+    ] = None,
     smiles_col: SmilesCol = None,
     fmt: Format = None,
-    output: Annotated[Optional[Path], typer.Option(
-        "--output", "-o", help="Write CSV here (default: standard output).", rich_help_panel=OUTPUT,
-        show_default=False)] = None,
-    legacy_names: Annotated[bool, typer.Option(
-        "--legacy-names", help="Name prediction columns after the training column (scoremol 0.1) instead of "
-                               "<label>_pred, e.g. logS_pred in log10(mol/L).", rich_help_panel=OUTPUT)] = False,
-    network_only: Annotated[bool, typer.Option(
-        "--network-only", help="Skip a blended CatBoost model: several times faster, slightly less accurate.",
-        rich_help_panel=RUN)] = False,
-    batch_size: Annotated[Optional[int], typer.Option(
-        "--batch-size", min=1, help="Molecules per inference batch (default: 128 on a CPU, 256 on a GPU).",
-        rich_help_panel=RUN, show_default=False)] = None,
-    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Rows read, predicted and written at a time.",
-                                            rich_help_panel=RUN)] = 2000,
+    output: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write CSV here (default: standard output).",
+            rich_help_panel=OUTPUT,
+            show_default=False,
+        ),
+    ] = None,
+    legacy_names: Annotated[
+        bool,
+        typer.Option(
+            "--legacy-names",
+            help="Name prediction columns after the training column (scoremol 0.1) instead of "
+            "<label>_pred, e.g. logS_pred in log10(mol/L).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
+    network_only: Annotated[
+        bool,
+        typer.Option(
+            "--network-only",
+            help="Skip a blended CatBoost model: several times faster, slightly less accurate.",
+            rich_help_panel=RUN,
+        ),
+    ] = False,
+    batch_size: Annotated[
+        Optional[int],
+        typer.Option(
+            "--batch-size",
+            min=1,
+            help="Molecules per inference batch (default: 128 on a CPU, 256 on a GPU).",
+            rich_help_panel=RUN,
+            show_default=False,
+        ),
+    ] = None,
+    chunk_size: Annotated[
+        int, typer.Option("--chunk-size", help="Rows read, predicted and written at a time.", rich_help_panel=RUN)
+    ] = 2000,
     device: Device = "cpu",
     workers: Workers = None,
-    progress: Annotated[bool, typer.Option("--progress", help="Show progress even when stderr is not a terminal.",
-                                           rich_help_panel=OUTPUT)] = False,
+    progress: Annotated[
+        bool,
+        typer.Option("--progress", help="Show progress even when stderr is not a terminal.", rich_help_panel=OUTPUT),
+    ] = False,
 ) -> None:
     """Predict every input row; the output keeps the rows, in order, with predictions appended.
 
@@ -80,8 +120,10 @@ def predict(
     path, smiles = resolve_inputs(inputs)
     model_path, bundled = resolve_model(model)
     if bundled is not None:
-        info(f"using the bundled {'fast ' if bundled == 'fast' else ''}ESOL solubility model ({model_path.name})"
-             + ("; pass --model to use your own" if bundled == "esol" else ""))
+        info(
+            f"using the bundled {'fast ' if bundled == 'fast' else ''}ESOL solubility model ({model_path.name})"
+            + ("; pass --model to use your own" if bundled == "esol" else "")
+        )
     dev = resolve_device(device)
     trained = load_model(model_path)
     if network_only:
@@ -90,14 +132,26 @@ def predict(
         if smiles is not None:  # SMILES given as arguments: one row each, in order
             path, fmt, smiles_col = str(Path(tmp) / "arguments.smi"), "smi", None
             Path(path).write_text("".join(f"{s}\n" for s in smiles))
-        summary = _run(trained, path, output, smiles_col, fmt, batch_size, chunk_size, dev, progress, workers,
-                       legacy_names)
+        summary = _run(
+            trained, path, output, smiles_col, fmt, batch_size, chunk_size, dev, progress, workers, legacy_names
+        )
     failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
     info(f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed} in {time.perf_counter() - STARTED:.1f} s")
 
 
-def _run(trained, path: str, output: Optional[Path], smiles_col, fmt, batch_size, chunk_size: int, device: str,
-         progress: bool, workers, legacy_names: bool):
+def _run(
+    trained,
+    path: str,
+    output: Optional[Path],
+    smiles_col,
+    fmt,
+    batch_size,
+    chunk_size: int,
+    device: str,
+    progress: bool,
+    workers,
+    legacy_names: bool,
+):
     from scoremol.data.atomic import atomic_write
     from scoremol.inference.predict import predict_stream
 
@@ -109,8 +163,16 @@ def _run(trained, path: str, output: Optional[Path], smiles_col, fmt, batch_size
             rate = rows / (time.perf_counter() - start)
             console.print(f"{rows:,} rows, {ok:,} predicted, {rate:,.0f} rows/s", highlight=False)
 
-    options = dict(smiles_col=smiles_col, fmt=fmt, batch_size=batch_size, chunk_size=chunk_size, device=device,
-                   on_chunk=report, workers=workers, legacy_names=legacy_names)
+    options = dict(
+        smiles_col=smiles_col,
+        fmt=fmt,
+        batch_size=batch_size,
+        chunk_size=chunk_size,
+        device=device,
+        on_chunk=report,
+        workers=workers,
+        legacy_names=legacy_names,
+    )
     if output is None:
         summary = predict_stream(trained, path, sys.stdout, **options)
         sys.stdout.flush()

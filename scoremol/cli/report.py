@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from scoremol.cli.app import console, state
@@ -34,9 +33,16 @@ class TrainingProgress:
     def __init__(self, members: int, epochs: int, label: str = "") -> None:
         self.members, self.epochs = members, epochs
         self.progress = Progress(
-            TextColumn("{task.description}"), BarColumn(bar_width=24), MofNCompleteColumn(),
-            TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn(),
-            console=console, transient=False, disable=state["quiet"],
+            TextColumn("{task.description}"),
+            BarColumn(bar_width=24),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+            disable=state["quiet"],
         )
         self.tasks: list = []
         self._label = label
@@ -51,8 +57,9 @@ class TrainingProgress:
         for task in self.tasks:
             self.progress.update(task, visible=False)
         prefix = f"{label} " if label else ""
-        self.tasks = [self.progress.add_task(f"{prefix}member {k + 1}", total=self.epochs, stats="")
-                      for k in range(self.members)]
+        self.tasks = [
+            self.progress.add_task(f"{prefix}member {k + 1}", total=self.epochs, stats="") for k in range(self.members)
+        ]
 
     def epoch(self, member: int, record: dict) -> None:
         stats = f"loss {record['train_loss']:.3f}"
@@ -63,7 +70,9 @@ class TrainingProgress:
             self.progress.update(self.tasks[member], total=record["epoch"])
             self.progress.console.print(
                 f"member {member + 1} stopped early at epoch {record['epoch']} (best epoch "
-                f"{record['stopped_early_best_epoch']}, no improvement for the patience)", highlight=False)
+                f"{record['stopped_early_best_epoch']}, no improvement for the patience)",
+                highlight=False,
+            )
 
     def phase(self, name: str) -> None:
         self.progress.console.print(f"{name}: fitting ...", highlight=False)

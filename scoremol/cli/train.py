@@ -17,13 +17,20 @@ from scoremol.spec import TrainingSpec
 @app.command()
 @training_options
 def train(
-    input: Annotated[str, typer.Argument(metavar="INPUT", show_default=False, help="Training CSV/TSV/SDF, a data set name (esol, aqsoldb, ...), "
-                                              "or a features file.")],
+    input: Annotated[
+        str,
+        typer.Argument(
+            metavar="INPUT",
+            show_default=False,
+            help="Training CSV/TSV/SDF, a data set name (esol, aqsoldb, ...), or a features file.",
+        ),
+    ],
     target: Target = None,
     smiles_col: SmilesCol = None,
     fmt: Format = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Model file to write.",
-                                         rich_help_panel=OUTPUT)] = Path("model.pt"),
+    output: Annotated[Path, typer.Option("--output", "-o", help="Model file to write.", rich_help_panel=OUTPUT)] = Path(
+        "model.pt"
+    ),
     *,
     spec: TrainingSpec,
 ) -> None:
@@ -40,8 +47,9 @@ def train(
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
     with TrainingProgress(0 if spec.is_catboost else spec.ensemble, spec.epochs) as progress:
-        model = fit_spec(data, targets, spec, plan.network_descriptors, units=units, on_epoch=progress.epoch,
-                         on_phase=progress.phase)
+        model = fit_spec(
+            data, targets, spec, plan.network_descriptors, units=units, on_epoch=progress.epoch, on_phase=progress.phase
+        )
     save_model(model, output)
     console.print(_summary(model, spec, targets, output))
 
@@ -53,16 +61,21 @@ def _summary(model, spec: TrainingSpec, targets: list[str], output: Path) -> Tab
         table.add_row("model", "CatBoost on RDKit descriptors")
     else:
         depth = f" dt={spec.dt}" if spec.mode in ("skip", "score") else ""
-        table.add_row("model", f"{spec.arch} / {spec.mode}{depth} K={spec.steps}, readout {spec.readout}"
-                      + (", + descriptors" if model.model_config.use_descriptors else ""))
+        table.add_row(
+            "model",
+            f"{spec.arch} / {spec.mode}{depth} K={spec.steps}, readout {spec.readout}"
+            + (", + descriptors" if model.model_config.use_descriptors else ""),
+        )
     table.add_row("targets", ", ".join(targets))
     table.add_row("molecules", str(m["n_train_molecules"]))
     if model.members:
         bv = m["best_val_rmse_mean"]
         table.add_row("best val RMSE", "n/a (no validation split)" if bv is None else f"{bv:.4f}")
         table.add_row("epochs (best)", ", ".join(f"{mm.epochs_run} ({mm.best_epoch})" for mm in model.members))
-        table.add_row("parameters", f"{m['parameters']:,}" + (f" x {len(model.members)} members"
-                                                               if len(model.members) > 1 else ""))
+        table.add_row(
+            "parameters",
+            f"{m['parameters']:,}" + (f" x {len(model.members)} members" if len(model.members) > 1 else ""),
+        )
     if model.tree is not None:
         kind = "CatBoost" if model.is_tree_only else f"CatBoost blend, weight {model.tree.weight:g}"
         table.add_row(kind, f"{model.tree.best_iteration} trees")

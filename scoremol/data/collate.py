@@ -59,10 +59,11 @@ class GraphBatch:
     def num_nodes(self) -> int:
         return self.x.size(0)
 
-    def to(self, device: str | torch.device) -> "GraphBatch":
+    def to(self, device: str | torch.device) -> GraphBatch:
         """The same batch with every tensor on ``device``."""
-        return GraphBatch(**{f.name: None if (v := getattr(self, f.name)) is None else v.to(device)
-                             for f in fields(self)})
+        return GraphBatch(
+            **{f.name: None if (v := getattr(self, f.name)) is None else v.to(device) for f in fields(self)}
+        )
 
 
 def _ranges(ptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -76,13 +77,20 @@ def _ranges(ptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(total, dtype=np.int64) + offsets, counts
 
 
-def _make_batch(x: torch.Tensor, edge_index: torch.Tensor, edge_attr: torch.Tensor, atom_counts: np.ndarray,
-                y: torch.Tensor | None, descriptors: torch.Tensor | None) -> GraphBatch:
+def _make_batch(
+    x: torch.Tensor,
+    edge_index: torch.Tensor,
+    edge_attr: torch.Tensor,
+    atom_counts: np.ndarray,
+    y: torch.Tensor | None,
+    descriptors: torch.Tensor | None,
+) -> GraphBatch:
     n_graphs = len(atom_counts)
     batch = torch.from_numpy(np.repeat(np.arange(n_graphs, dtype=np.int64), atom_counts))
     ptr = torch.from_numpy(np.concatenate([[0], np.cumsum(atom_counts)]).astype(np.int64))
-    return GraphBatch(x=x, edge_index=edge_index, edge_attr=edge_attr, batch=batch, ptr=ptr, y=y,
-                      descriptors=descriptors)
+    return GraphBatch(
+        x=x, edge_index=edge_index, edge_attr=edge_attr, batch=batch, ptr=ptr, y=y, descriptors=descriptors
+    )
 
 
 def collate_arrays(

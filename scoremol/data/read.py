@@ -11,9 +11,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import os
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +20,8 @@ from typing import BinaryIO
 import pandas as pd
 from rdkit import Chem
 
-from scoremol.featurizers.molecule import ParsedMolecule, finish_molecule, parse_molecule, STATUS_INVALID
 from scoremol.errors import ScoremolError
+from scoremol.featurizers.molecule import STATUS_INVALID, ParsedMolecule, finish_molecule, parse_molecule
 
 FORMATS = ("csv", "tsv", "smi", "sdf")
 SMILES_NAMES = ("smiles", "SMILES", "Smiles")
@@ -143,9 +141,7 @@ def find_smiles_column(columns: list[str], requested: str | None) -> str:
     if requested is not None:
         if requested in columns:
             return requested
-        raise ScoremolError(
-            f"SMILES column {requested!r} not found; columns are: {', '.join(map(str, columns))}"
-        )
+        raise ScoremolError(f"SMILES column {requested!r} not found; columns are: {', '.join(map(str, columns))}")
     for name in SMILES_NAMES:
         if name in columns:
             return name
@@ -190,7 +186,7 @@ def _iter_table(stream: BinaryIO, sep: str, smiles_col: str | None, chunk_size: 
             for frame in reader:
                 if frame.empty:
                     continue
-                frame.columns = header[: len(frame.columns)] + list(frame.columns[len(header):])
+                frame.columns = header[: len(frame.columns)] + list(frame.columns[len(header) :])
                 smiles = [s.strip() for s in frame[col].tolist()]
                 yield MoleculeChunk(frame.reset_index(drop=True), smiles, start, col)
                 start += len(frame)

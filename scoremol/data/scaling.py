@@ -25,7 +25,7 @@ class TargetScaler:
     std: np.ndarray
 
     @classmethod
-    def fit(cls, y: np.ndarray) -> "TargetScaler":
+    def fit(cls, y: np.ndarray) -> TargetScaler:
         y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         mean = np.nanmean(y, axis=0)
         std = np.nanstd(y, axis=0)
@@ -42,7 +42,7 @@ class TargetScaler:
         return {"mean": self.mean.tolist(), "std": self.std.tolist()}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "TargetScaler":
+    def from_dict(cls, d: dict) -> TargetScaler:
         return cls(np.asarray(d["mean"], dtype=np.float64), np.asarray(d["std"], dtype=np.float64))
 
 
@@ -60,7 +60,7 @@ class DescriptorScaler:
     std: np.ndarray
 
     @classmethod
-    def fit(cls, x: np.ndarray) -> "DescriptorScaler":
+    def fit(cls, x: np.ndarray) -> DescriptorScaler:
         x = np.asarray(x, dtype=np.float64)
         with np.errstate(all="ignore"):
             finite = np.where(np.isfinite(x), x, np.nan)
@@ -95,7 +95,7 @@ class DescriptorScaler:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "DescriptorScaler":
+    def from_dict(cls, d: dict) -> DescriptorScaler:
         return cls(
             np.asarray(d["log_columns"], dtype=bool),
             np.asarray(d["median"], dtype=np.float64),

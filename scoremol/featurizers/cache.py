@@ -12,11 +12,11 @@ import json
 import os
 from pathlib import Path
 
-from scoremol.featurizers.dataset import FORMAT_VERSION, FeaturizedDataset, FeaturizerSettings
-from scoremol.featurizers.molecule import PARSE_RULES_VERSION
+from scoremol.data.read import read_input
 from scoremol.data.registry import cache_dir, sha256_file
 from scoremol.errors import ScoremolError
-from scoremol.data.read import read_input
+from scoremol.featurizers.dataset import FORMAT_VERSION, FeaturizedDataset, FeaturizerSettings
+from scoremol.featurizers.molecule import PARSE_RULES_VERSION
 from scoremol.parallel import featurize_all
 
 

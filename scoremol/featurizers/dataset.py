@@ -19,12 +19,12 @@ import numpy as np
 import pandas as pd
 import rdkit
 
-from scoremol.featurizers.molecule import STATUS_OK
-from scoremol.featurizers.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
-from scoremol.errors import ScoremolError
-from scoremol.featurizers.graph import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
 from scoremol.data.atomic import atomic_write
 from scoremol.data.read import MoleculeChunk
+from scoremol.errors import ScoremolError
+from scoremol.featurizers.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
+from scoremol.featurizers.graph import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
+from scoremol.featurizers.molecule import STATUS_OK
 
 if TYPE_CHECKING:
     import torch
@@ -50,7 +50,9 @@ class FeaturizerSettings:
         # A set name ("fast") or comma list is stored as the explicit names it stands for,
         # so models and caches record exactly which descriptors they were built with.
         if isinstance(self.descriptor_set, str) or isinstance(self.descriptor_set, list):
-            names = descriptor_names(self.descriptor_set if isinstance(self.descriptor_set, str) else tuple(self.descriptor_set))
+            names = descriptor_names(
+                self.descriptor_set if isinstance(self.descriptor_set, str) else tuple(self.descriptor_set)
+            )
             object.__setattr__(self, "descriptor_set", None if names == ALL_DESCRIPTORS else names)
 
     def to_dict(self) -> dict:
@@ -59,7 +61,7 @@ class FeaturizerSettings:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "FeaturizerSettings":
+    def from_dict(cls, d: dict) -> FeaturizerSettings:
         d = dict(d)
         if d.get("descriptor_set"):
             d["descriptor_set"] = tuple(d["descriptor_set"])
@@ -75,8 +77,9 @@ class FeaturizerSettings:
         return descriptor_names(self.descriptor_set) if self.descriptors else ()
 
 
-def network_featurizer(settings: FeaturizerSettings, use_descriptors: bool,
-                       descriptor_columns: list[int] | None) -> FeaturizerSettings:
+def network_featurizer(
+    settings: FeaturizerSettings, use_descriptors: bool, descriptor_columns: list[int] | None
+) -> FeaturizerSettings:
     """The features a blended model's networks need without its tree: only the descriptors
     they fuse (columns ``descriptor_columns`` of ``settings``' set), or none."""
     if use_descriptors and descriptor_columns is not None:
@@ -124,8 +127,11 @@ class FeaturizedDataset:
 
         a0, a1 = self.atom_ptr[i], self.atom_ptr[i + 1]
         e0, e1 = self.edge_ptr[i], self.edge_ptr[i + 1]
-        return (torch.from_numpy(self.x[a0:a1]), torch.from_numpy(self.edge_index[:, e0:e1]),
-                torch.from_numpy(self.edge_attr[e0:e1]))
+        return (
+            torch.from_numpy(self.x[a0:a1]),
+            torch.from_numpy(self.edge_index[:, e0:e1]),
+            torch.from_numpy(self.edge_attr[e0:e1]),
+        )
 
     def graph(self, i: int) -> Data:
         """The PyG ``Data`` of graph ``i`` (tensors share memory with the data set)."""
@@ -134,12 +140,14 @@ class FeaturizedDataset:
         x, edge_index, edge_attr = self.graph_tensors(i)
         return Data(x=x, edge_index=edge_index, edge_attr=edge_attr)
 
-    def select_descriptors(self, names: tuple[str, ...]) -> "FeaturizedDataset":
+    def select_descriptors(self, names: tuple[str, ...]) -> FeaturizedDataset:
         """The same data with only the descriptor columns ``names`` (a subset of its own)."""
         have = list(self.settings.descriptor_names)
         missing = [n for n in names if n not in have]
         if self.descriptors is None or missing:
-            raise ScoremolError(f"these features have no descriptor(s) {', '.join(missing) or 'at all'}; featurize again")
+            raise ScoremolError(
+                f"these features have no descriptor(s) {', '.join(missing) or 'at all'}; featurize again"
+            )
         settings = replace(self.settings, descriptor_set=None if names == ALL_DESCRIPTORS else tuple(names))
         return replace(self, descriptors=self.descriptors[:, [have.index(n) for n in names]], settings=settings)
 
@@ -185,7 +193,7 @@ class FeaturizedDataset:
             torch.save(payload, handle)
 
     @classmethod
-    def load(cls, path: str | Path) -> "FeaturizedDataset":
+    def load(cls, path: str | Path) -> FeaturizedDataset:
         import torch
 
         try:

@@ -22,9 +22,23 @@ _FUNCTIONS = dict(Descriptors._descList)
 #: hydrogen bonding, size and saturation. It costs about a tenth of the full set per molecule
 #: (bench/featurize_throughput.py) and skips the slow, noisy ones (qed, BCUT2D, Ipc, BertzCT).
 FAST_DESCRIPTORS: tuple[str, ...] = (
-    "MolLogP", "MolMR", "MolWt", "HeavyAtomCount", "NumRotatableBonds", "NumAromaticRings",
-    "NumAliphaticRings", "RingCount", "FractionCSP3", "TPSA", "LabuteASA", "NumHDonors",
-    "NumHAcceptors", "NHOHCount", "NOCount", "NumHeteroatoms", "NumValenceElectrons",
+    "MolLogP",
+    "MolMR",
+    "MolWt",
+    "HeavyAtomCount",
+    "NumRotatableBonds",
+    "NumAromaticRings",
+    "NumAliphaticRings",
+    "RingCount",
+    "FractionCSP3",
+    "TPSA",
+    "LabuteASA",
+    "NumHDonors",
+    "NumHAcceptors",
+    "NHOHCount",
+    "NOCount",
+    "NumHeteroatoms",
+    "NumValenceElectrons",
 )
 
 #: The slowest RDKit descriptors: together about half of the full set's cost per molecule.
@@ -37,8 +51,11 @@ SLOW_DESCRIPTORS: frozenset[str] = frozenset(
 TREE_DESCRIPTORS: tuple[str, ...] = tuple(n for n in ALL_DESCRIPTORS if n not in SLOW_DESCRIPTORS)
 
 #: Named descriptor sets accepted wherever a set is chosen (CLI ``--descriptor-set``).
-DESCRIPTOR_SETS: dict[str, tuple[str, ...]] = {"all": ALL_DESCRIPTORS, "fast": FAST_DESCRIPTORS,
-                                               "tree": TREE_DESCRIPTORS}
+DESCRIPTOR_SETS: dict[str, tuple[str, ...]] = {
+    "all": ALL_DESCRIPTORS,
+    "fast": FAST_DESCRIPTORS,
+    "tree": TREE_DESCRIPTORS,
+}
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 

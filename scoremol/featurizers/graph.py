@@ -30,17 +30,29 @@ from __future__ import annotations
 
 import hashlib
 import json
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
 from rdkit import Chem
 
 from scoremol.featurizers.layout import (  # noqa: F401  (ATOM_DIM, BOND_DIM: re-exported)
-    ATOM_DIM, ATOM_FEATURES, ATOM_OFFSETS, BOND_DIM, BOND_FEATURES, BOND_OFFSETS, BOND_STEREO_NAMES,
-    BOND_TYPE_NAMES, CHIRALITY_NAMES, DEGREES, ELEMENTS, FEATURIZER_VERSION, FORMAL_CHARGES,
-    HYBRIDIZATION_NAMES, TOTAL_HS,
+    ATOM_DIM,
+    ATOM_FEATURES,
+    ATOM_OFFSETS,
+    BOND_DIM,
+    BOND_FEATURES,
+    BOND_OFFSETS,
+    BOND_STEREO_NAMES,
+    BOND_TYPE_NAMES,
+    CHIRALITY_NAMES,
+    DEGREES,
+    ELEMENTS,
+    FEATURIZER_VERSION,
+    FORMAL_CHARGES,
+    HYBRIDIZATION_NAMES,
+    TOTAL_HS,
 )
 from scoremol.featurizers.molecule import NOTHING_KNOWN, KnownTraits
 
@@ -142,14 +154,16 @@ class _RowTable:
 def _atom_row(key: tuple, atom: Chem.Atom) -> np.ndarray:
     _, degree, charge, total_h, hybridization, chirality, aromatic, in_ring, _ = key
     row = np.zeros(ATOM_DIM, dtype=np.float32)
-    row[[
-        _ELEM.get(atom.GetSymbol(), _ELEM_OTHER),  # symbol and mass follow from the
-        _DEG.get(degree, _DEG_OTHER),               # key's atomic number and isotope
-        _CHG.get(charge, _CHG_OTHER),
-        _HS.get(total_h, _HS_OTHER),
-        _HYB.get(hybridization, _HYB_OTHER),
-        _CHI.get(chirality, _CHI_OTHER),
-    ]] = 1.0
+    row[
+        [
+            _ELEM.get(atom.GetSymbol(), _ELEM_OTHER),  # symbol and mass follow from the
+            _DEG.get(degree, _DEG_OTHER),  # key's atomic number and isotope
+            _CHG.get(charge, _CHG_OTHER),
+            _HS.get(total_h, _HS_OTHER),
+            _HYB.get(hybridization, _HYB_OTHER),
+            _CHI.get(chirality, _CHI_OTHER),
+        ]
+    ] = 1.0
     row[_AROM] = float(aromatic)
     row[_RING] = float(in_ring)
     row[_MASS] = atom.GetMass() * 0.01
@@ -172,8 +186,12 @@ _NO_CHIRALITY = Chem.ChiralType.CHI_UNSPECIFIED
 _NO_STEREO = Chem.BondStereo.STEREONONE
 #: Bond orders RDKit's SMILES parser can produce, by ``GetBondTypeAsDouble`` (no dative
 #: bonds in plain SMILES, so 1.0 is always a single bond).
-_PLAIN_BOND_TYPES = {1.0: Chem.BondType.SINGLE, 1.5: Chem.BondType.AROMATIC,
-                     2.0: Chem.BondType.DOUBLE, 3.0: Chem.BondType.TRIPLE}
+_PLAIN_BOND_TYPES = {
+    1.0: Chem.BondType.SINGLE,
+    1.5: Chem.BondType.AROMATIC,
+    2.0: Chem.BondType.DOUBLE,
+    3.0: Chem.BondType.TRIPLE,
+}
 _A, _B = Chem.Atom, Chem.Bond  # unbound getters, mapped over a molecule's atoms and bonds
 
 
@@ -189,9 +207,19 @@ def atom_features(mol: Chem.Mol, known: KnownTraits = NOTHING_KNOWN) -> np.ndarr
     chirality = repeat(_NO_CHIRALITY) if known.no_stereo else map(_A.GetChiralTag, atoms)
     charge = repeat(0) if known.no_charges else map(_A.GetFormalCharge, atoms)
     isotope = repeat(0) if known.no_isotopes else map(_A.GetIsotope, atoms)
-    keys = list(zip(map(_A.GetAtomicNum, atoms), map(_A.GetDegree, atoms), charge,
-                    map(_A.GetTotalNumHs, atoms), map(_A.GetHybridization, atoms), chirality,
-                    map(_A.GetIsAromatic, atoms), map(_A.IsInRing, atoms), isotope))
+    keys = list(
+        zip(
+            map(_A.GetAtomicNum, atoms),
+            map(_A.GetDegree, atoms),
+            charge,
+            map(_A.GetTotalNumHs, atoms),
+            map(_A.GetHybridization, atoms),
+            chirality,
+            map(_A.GetIsAromatic, atoms),
+            map(_A.IsInRing, atoms),
+            isotope,
+        )
+    )
     return _ATOM_ROWS.gather(keys, atoms)
 
 

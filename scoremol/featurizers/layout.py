@@ -11,8 +11,34 @@ from __future__ import annotations
 FEATURIZER_VERSION = 1
 
 ELEMENTS: tuple[str, ...] = (
-    "H", "Li", "B", "C", "N", "O", "F", "Na", "Mg", "Al", "Si", "P", "S", "Cl", "K", "Ca",
-    "Fe", "Cu", "Zn", "As", "Se", "Br", "Sn", "Te", "I", "Pt", "Hg", "Pb",
+    "H",
+    "Li",
+    "B",
+    "C",
+    "N",
+    "O",
+    "F",
+    "Na",
+    "Mg",
+    "Al",
+    "Si",
+    "P",
+    "S",
+    "Cl",
+    "K",
+    "Ca",
+    "Fe",
+    "Cu",
+    "Zn",
+    "As",
+    "Se",
+    "Br",
+    "Sn",
+    "Te",
+    "I",
+    "Pt",
+    "Hg",
+    "Pb",
 )
 DEGREES = (0, 1, 2, 3, 4, 5)
 FORMAL_CHARGES = (-2, -1, 0, 1, 2)

@@ -10,7 +10,7 @@ keeps the common case fast.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from rdkit import Chem, RDLogger
 from rdkit.Chem.MolStandardize import rdMolStandardize
@@ -109,7 +109,7 @@ def is_plain_smiles(smiles: str) -> bool:
     return _STEREO_OR_DATIVE_MARKS.isdisjoint(smiles)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _known_traits(no_stereo: bool, no_isotopes: bool, no_charges: bool) -> KnownTraits:
     return KnownTraits(no_stereo, no_isotopes, no_charges)  # eight shared instances
 
@@ -150,7 +150,9 @@ def domain_check(mol: Chem.Mol, organic_only: bool = False) -> tuple[str, str]:
     the shipped data sets contain almost none, so the prediction is an extrapolation.
     ``organic_only``: the caller knows every atom is an organic element (no query needed).
     """
-    if organic_only or not mol.HasSubstructMatch(_unusual_element()):  # one query in the common case ('*' is unusual too)
+    if organic_only or not mol.HasSubstructMatch(
+        _unusual_element()
+    ):  # one query in the common case ('*' is unusual too)
         return STATUS_OK, ""
     if mol.HasSubstructMatch(_dummy_atom()):
         return STATUS_INVALID, "wildcard/dummy atoms (*) are not supported (polymer or R-group notation)"

@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from scoremol.featurizers.molecule import STATUS_OK
-from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
-from scoremol.errors import ScoremolError
 from scoremol.data.read import MoleculeChunk, iter_chunks
-from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
+from scoremol.errors import ScoremolError
+from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
+from scoremol.featurizers.molecule import STATUS_OK
 from scoremol.models.trained import TrainedModel
+from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
 
 
 @dataclass
@@ -36,8 +36,9 @@ class PredictSummary:
         return self.rows - self.predicted
 
 
-def output_columns(model: TrainedModel, input_columns: list[str],
-                   legacy_names: bool = False) -> tuple[list[str], list[str], str, str]:
+def output_columns(
+    model: TrainedModel, input_columns: list[str], legacy_names: bool = False
+) -> tuple[list[str], list[str], str, str]:
     """Names of the prediction, spread, status and reason columns, avoiding input columns.
 
     Predictions are ``<label>_pred`` and ``<label>_std`` (``logS_pred`` for a solubility
@@ -98,24 +99,31 @@ class ChunkPrediction:
         )
 
 
-def predict_data(model: TrainedModel, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu") -> ChunkPrediction:
+def predict_data(
+    model: TrainedModel, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu"
+) -> ChunkPrediction:
     """Predict the graphs of featurized rows."""
     mean, std = model.predict_features(data, batch_size=batch_size, device=device)
     return ChunkPrediction(data.status, data.reason, data.graph_row, mean, std)
 
 
-def predict_part(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> ChunkPrediction:
+def predict_part(
+    model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu"
+) -> ChunkPrediction:
     """Featurize and predict the rows of ``chunk``."""
     return predict_data(model, featurize_chunk(chunk, model.featurizer), batch_size, device)
 
 
-def predict_chunk(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> pd.DataFrame:
+def predict_chunk(
+    model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu"
+) -> pd.DataFrame:
     """The output rows for one input chunk (same length and order)."""
     return chunk_output(model, chunk, predict_part(model, chunk, batch_size, device))
 
 
-def chunk_output(model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction,
-                 legacy_names: bool = False) -> pd.DataFrame:
+def chunk_output(
+    model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction, legacy_names: bool = False
+) -> pd.DataFrame:
     """The input rows of ``chunk`` with their prediction, spread, status and reason columns."""
     out = chunk.frame.copy()
     preds, stds, status_col, reason_col = output_columns(model, list(chunk.frame.columns), legacy_names)
@@ -154,11 +162,19 @@ def prediction_job(model: TrainedModel, batch_size: int, device: str) -> ChunkJo
     """
     local = partial(predict_part, model, batch_size=batch_size, device=device)
     if str(device) == "cpu":
-        return ChunkJob(local=local, remote=_predict_in_worker, combine=lambda parts, _: ChunkPrediction.concat(parts),
-                        initializer=_start_prediction_worker, initargs=(model, batch_size))
+        return ChunkJob(
+            local=local,
+            remote=_predict_in_worker,
+            combine=lambda parts, _: ChunkPrediction.concat(parts),
+            initializer=_start_prediction_worker,
+            initargs=(model, batch_size),
+        )
     features = featurization_job(model.featurizer)
-    return ChunkJob(local=local, remote=features.remote,
-                    combine=lambda parts, chunk: predict_data(model, features.combine(parts, chunk), batch_size, device))
+    return ChunkJob(
+        local=local,
+        remote=features.remote,
+        combine=lambda parts, chunk: predict_data(model, features.combine(parts, chunk), batch_size, device),
+    )
 
 
 def predict_stream(
@@ -192,8 +208,13 @@ def predict_stream(
     return summary
 
 
-def _write_predictions(model: TrainedModel, results: Iterator[tuple[MoleculeChunk, ChunkPrediction]], out: TextIO,
-                       on_chunk: Callable[[int, int], None] | None, legacy_names: bool = False) -> PredictSummary:
+def _write_predictions(
+    model: TrainedModel,
+    results: Iterator[tuple[MoleculeChunk, ChunkPrediction]],
+    out: TextIO,
+    on_chunk: Callable[[int, int], None] | None,
+    legacy_names: bool = False,
+) -> PredictSummary:
     """Write every predicted chunk as CSV; the header goes with the first."""
     summary = PredictSummary()
     columns: list[str] | None = None

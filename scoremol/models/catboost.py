@@ -12,10 +12,9 @@ import numpy as np
 from rdkit.Chem import rdFingerprintGenerator
 from sklearn.model_selection import train_test_split
 
-from scoremol.featurizers.molecule import parse_molecule
-from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.errors import ScoremolError
-
+from scoremol.featurizers.dataset import FeaturizedDataset
+from scoremol.featurizers.molecule import parse_molecule
 
 #: Trees fitted on every training molecule when there is no early stopping: about the best
 #: iteration CatBoost reached with early stopping on ESOL (1973 on average). In the ESOL
@@ -76,7 +75,9 @@ def fit_catboost(
     )
     if val_fraction > 0 and len(keep) >= 10:
         fit_idx, val_idx = train_test_split(keep, test_size=val_fraction, random_state=seed)
-        model.fit(x[fit_idx], y[fit_idx], eval_set=(x[val_idx], y[val_idx]), use_best_model=True, early_stopping_rounds=200)
+        model.fit(
+            x[fit_idx], y[fit_idx], eval_set=(x[val_idx], y[val_idx]), use_best_model=True, early_stopping_rounds=200
+        )
     else:
         model.fit(x[keep], y[keep])
     return model, int(model.get_best_iteration() or iterations)

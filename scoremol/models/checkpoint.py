@@ -17,12 +17,12 @@ from pathlib import Path
 import torch
 
 from scoremol import __version__
-from scoremol.featurizers.dataset import FeaturizerSettings
-from scoremol.errors import ScoremolError
 from scoremol.data.atomic import atomic_write
-from scoremol.nn import ModelConfig
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
+from scoremol.errors import ScoremolError
+from scoremol.featurizers.dataset import FeaturizerSettings
 from scoremol.models.trained import Member, TrainedModel, TreeBlend
+from scoremol.nn import ModelConfig
 
 FORMAT_NAME = "scoremol-model"
 FORMAT_VERSION = 1
@@ -55,8 +55,12 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
             for m in model.members
         ],
         "descriptor_columns": model.descriptor_columns,
-        "tree": None if model.tree is None else {
-            "kind": "catboost", "weight": model.tree.weight, "best_iteration": model.tree.best_iteration,
+        "tree": None
+        if model.tree is None
+        else {
+            "kind": "catboost",
+            "weight": model.tree.weight,
+            "best_iteration": model.tree.best_iteration,
         },
     }
     payload = {
@@ -107,8 +111,15 @@ def load_model(path: str | Path) -> TrainedModel:
         config = ModelConfig.from_dict(meta["model_config"])
         weights = payload["weights"]
         members = [
-            Member(state_dict=w, seed=m["seed"], best_epoch=m["best_epoch"], best_val_rmse=m["best_val_rmse"],
-                   epochs_run=m["epochs_run"], seconds=m["seconds"], history=m.get("history", []))
+            Member(
+                state_dict=w,
+                seed=m["seed"],
+                best_epoch=m["best_epoch"],
+                best_val_rmse=m["best_val_rmse"],
+                epochs_run=m["epochs_run"],
+                seconds=m["seconds"],
+                history=m.get("history", []),
+            )
             for w, m in zip(weights, meta["members"], strict=True)
         ]
         model = TrainedModel(
@@ -117,7 +128,9 @@ def load_model(path: str | Path) -> TrainedModel:
             target_names=list(meta["targets"]),
             target_units=list(meta.get("units") or [""] * len(meta["targets"])),
             target_scaler=TargetScaler.from_dict(meta["target_scaler"]),
-            descriptor_scaler=None if meta["descriptor_scaler"] is None else DescriptorScaler.from_dict(meta["descriptor_scaler"]),
+            descriptor_scaler=None
+            if meta["descriptor_scaler"] is None
+            else DescriptorScaler.from_dict(meta["descriptor_scaler"]),
             members=members,
             train_config=meta.get("train_config", {}),
             metrics=meta.get("metrics", {}),
@@ -125,9 +138,13 @@ def load_model(path: str | Path) -> TrainedModel:
             tree=_load_tree(meta.get("tree"), payload.get("tree")),
         )
     except (KeyError, TypeError, ValueError) as exc:
-        raise ScoremolError(f"{path} is an incomplete or incompatible scoremol model ({type(exc).__name__}: {exc})".splitlines()[0]) from None
+        raise ScoremolError(
+            f"{path} is an incomplete or incompatible scoremol model ({type(exc).__name__}: {exc})".splitlines()[0]
+        ) from None
     if not featurizer.compatible_with_code():
-        raise ScoremolError(f"{path} was trained with a different featurizer (fingerprint {featurizer.fingerprint}); retrain it")
+        raise ScoremolError(
+            f"{path} was trained with a different featurizer (fingerprint {featurizer.fingerprint}); retrain it"
+        )
     if not members and model.tree is None:
         raise ScoremolError(f"{path} holds no trained weights")
     if model.tree is not None:
@@ -140,5 +157,7 @@ def load_model(path: str | Path) -> TrainedModel:
     try:
         model.modules()  # build once: a shape mismatch is reported here, not mid-prediction
     except RuntimeError as exc:
-        raise ScoremolError(f"{path}: weights do not match the model config ({str(exc).splitlines()[0][:120]})") from None
+        raise ScoremolError(
+            f"{path}: weights do not match the model config ({str(exc).splitlines()[0][:120]})"
+        ) from None
     return model

@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 from scoremol.data.collate import GraphBatch, collate_arrays, collate_graphs
+from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, network_featurizer
 from scoremol.nn import ModelConfig, build_model, count_parameters
-from scoremol.data.scaling import DescriptorScaler, TargetScaler
 
 if TYPE_CHECKING:
     from torch_geometric.data import Data
@@ -91,7 +91,9 @@ class TrainedModel:
 
     def modules(self, device: str | torch.device = "cpu") -> list[torch.nn.Module]:
         """The members as eval-mode torch modules on ``device`` (built once)."""
-        if self._modules is None or (self._modules and next(self._modules[0].parameters()).device != torch.device(device)):
+        if self._modules is None or (
+            self._modules and next(self._modules[0].parameters()).device != torch.device(device)
+        ):
             built = []
             for member in self.members:
                 module = build_model(self.model_config)
@@ -100,7 +102,7 @@ class TrainedModel:
             self._modules = built
         return self._modules
 
-    def without_tree(self) -> "TrainedModel":
+    def without_tree(self) -> TrainedModel:
         """The same networks without the blended tree, featurizing only the descriptors the
         networks fuse (the tree needs 204 RDKit descriptors, which dominate featurization)."""
         if self.tree is None:
@@ -129,8 +131,9 @@ class TrainedModel:
         batches = (collate_graphs(graphs[s : s + batch_size]) for s in range(0, len(graphs), batch_size))
         return self.predict_batches(batches, len(graphs), device)
 
-    def predict_features(self, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu",
-                         ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def predict_features(
+        self, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu", ids: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Mean and spread for graphs ``ids`` (default: all) of a featurized data set, batched
         straight from its packed arrays (no per-molecule ``Data`` objects).
 
@@ -147,8 +150,15 @@ class TrainedModel:
 
         def batches():
             for s in range(0, n, batch_size):
-                yield collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr,
-                                     ids[s : s + batch_size], None if desc is None else desc[s : s + batch_size])
+                yield collate_arrays(
+                    data.x,
+                    data.edge_index,
+                    data.edge_attr,
+                    data.atom_ptr,
+                    data.edge_ptr,
+                    ids[s : s + batch_size],
+                    None if desc is None else desc[s : s + batch_size],
+                )
 
         mean, std = self.predict_batches(batches(), n, device)
         if self.tree is not None and n:
@@ -159,7 +169,9 @@ class TrainedModel:
         return mean, std
 
     @torch.inference_mode()
-    def predict_batches(self, batches: Iterable[GraphBatch], n_graphs: int, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
+    def predict_batches(
+        self, batches: Iterable[GraphBatch], n_graphs: int, device: str = "cpu"
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Run every member on each batch (batches cover ``n_graphs`` graphs in order)."""
         modules = self.modules(device)
         n_targets = len(self.target_names)

@@ -17,7 +17,17 @@ from scoremol.nn.model import GraphModel, build_model, count_parameters
 from scoremol.nn.readout import READOUTS
 
 __all__ = [
-    "ARCHITECTURES", "BLOCKS", "DENSE_ARCHITECTURES", "Depth", "DenseModel",
-    "GRAPH_ARCHITECTURES", "GraphModel", "INTEGRATORS", "MODES", "ModelConfig", "READOUTS",
-    "build_model", "count_parameters",
+    "ARCHITECTURES",
+    "BLOCKS",
+    "DENSE_ARCHITECTURES",
+    "Depth",
+    "DenseModel",
+    "GRAPH_ARCHITECTURES",
+    "GraphModel",
+    "INTEGRATORS",
+    "MODES",
+    "ModelConfig",
+    "READOUTS",
+    "build_model",
+    "count_parameters",
 ]

@@ -80,8 +80,7 @@ class ModelConfig:
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid or inconsistent field."""
         _check_choice("arch", self.arch, ARCHITECTURES)
-        validate_depth_args(self.mode, self.steps, self.dt, self.integrator,
-                            self.learnable_dt, self.step_norm)
+        validate_depth_args(self.mode, self.steps, self.dt, self.integrator, self.learnable_dt, self.step_norm)
         _check_choice("readout", self.readout, READOUT_NAMES)
         _check_int("readout_steps", self.readout_steps, 1)
         _check_int("hidden", self.hidden, 1)
@@ -91,8 +90,7 @@ class ModelConfig:
         _check_int("bond_dim", self.bond_dim, 1)
         _check_int("n_targets", self.n_targets, 1)
         d = self.dropout
-        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) \
-                or not 0.0 <= d < 1.0:
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not math.isfinite(d) or not 0.0 <= d < 1.0:
             raise ValueError(f"dropout must be a number in [0, 1), got {d!r}")
         if not isinstance(self.head_hidden, tuple):
             raise ValueError(f"head_hidden must be a tuple/list of ints, got {self.head_hidden!r}")
@@ -104,20 +102,28 @@ class ModelConfig:
         if self.use_descriptors and self.descriptor_dim < 1:
             raise ValueError("use_descriptors=True needs descriptor_dim >= 1")
         if self.is_dense and not self.use_descriptors:
-            raise ValueError(f"arch {self.arch!r} reads descriptors only: set "
-                             "use_descriptors=True and descriptor_dim")
+            raise ValueError(f"arch {self.arch!r} reads descriptors only: set use_descriptors=True and descriptor_dim")
         if self.arch == "score-mlp" and self.mode != "score":
-            raise ValueError(f"arch 'score-mlp' is mode 'score' by definition, got mode "
-                             f"{self.mode!r}; use arch 'mlp' for stacked modes")
+            raise ValueError(
+                f"arch 'score-mlp' is mode 'score' by definition, got mode "
+                f"{self.mode!r}; use arch 'mlp' for stacked modes"
+            )
         if self.arch == "transformer" and self.hidden % self.heads:
-            raise ValueError(f"transformer needs hidden ({self.hidden}) divisible by heads "
-                             f"({self.heads})")
+            raise ValueError(f"transformer needs hidden ({self.hidden}) divisible by heads ({self.heads})")
 
     def make_depth(self, make_block: Callable[[], nn.Module]) -> Depth:
         """The :class:`Depth` this config describes, around ``make_block``."""
-        return Depth(make_block, self.mode, self.steps, self.dt, self.integrator,
-                     self.learnable_dt, self.step_norm, hidden=self.hidden,
-                     activation=self.activation)
+        return Depth(
+            make_block,
+            self.mode,
+            self.steps,
+            self.dt,
+            self.integrator,
+            self.learnable_dt,
+            self.step_norm,
+            hidden=self.hidden,
+            activation=self.activation,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-serialisable dict (``head_hidden`` as a list)."""
@@ -155,4 +161,3 @@ class ModelConfig:
         except json.JSONDecodeError as exc:
             raise ValueError(f"model config is not valid JSON: {exc}") from exc
         return cls.from_dict(data)
-

@@ -63,8 +63,7 @@ class DenseModel(nn.Module):
         self.config = config
         self.input = nn.Linear(config.descriptor_dim, config.hidden)
         self.act = make_activation(config.activation)
-        self.depth = config.make_depth(
-            lambda: DenseBlock(config.hidden, 0, config.heads, config.dropout))
+        self.depth = config.make_depth(lambda: DenseBlock(config.hidden, 0, config.heads, config.dropout))
         self.head = make_head(config.hidden, config)
 
     def forward(self, data) -> Tensor:

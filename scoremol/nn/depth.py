@@ -64,8 +64,9 @@ def validate_depth_args(
     if not isinstance(integrator, str) or integrator not in INTEGRATORS:
         raise ValueError(f"unknown integrator {integrator!r}; choose one of {list(INTEGRATORS)}")
     if integrator != "euler" and mode != "score":
-        raise ValueError(f"integrator {integrator!r} only applies to mode 'score' "
-                         f"(mode {mode!r} has no velocity field to integrate)")
+        raise ValueError(
+            f"integrator {integrator!r} only applies to mode 'score' (mode {mode!r} has no velocity field to integrate)"
+        )
     if not isinstance(learnable_dt, bool):
         raise ValueError(f"learnable_dt must be a bool, got {learnable_dt!r}")
     if learnable_dt and mode not in ("skip", "score"):
@@ -73,8 +74,7 @@ def validate_depth_args(
     if not isinstance(step_norm, bool):
         raise ValueError(f"step_norm must be a bool, got {step_norm!r}")
     if step_norm and mode == "classic":
-        raise ValueError("step_norm is redundant with mode 'classic', which already applies "
-                         "a LayerNorm at every layer")
+        raise ValueError("step_norm is redundant with mode 'classic', which already applies a LayerNorm at every layer")
 
 
 def initial_alpha(dt: float) -> float:

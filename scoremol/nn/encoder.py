@@ -16,8 +16,7 @@ from scoremol.nn.scatter import scatter_sum
 def _check_features(data, config: ModelConfig) -> None:
     """Fail with a clear message when the featurizer and the model disagree on widths."""
     if data.x.dim() != 2 or data.x.size(1) != config.atom_dim:
-        raise ValueError(f"atom features have shape {tuple(data.x.shape)}, model expects "
-                         f"[N, {config.atom_dim}]")
+        raise ValueError(f"atom features have shape {tuple(data.x.shape)}, model expects [N, {config.atom_dim}]")
     ea = data.edge_attr
     if ea is None or ea.dim() != 2 or ea.size(1) != config.bond_dim:
         shape = None if ea is None else tuple(ea.shape)
@@ -46,8 +45,7 @@ class AtomEncoder(nn.Module):
         block_cls = BLOCKS[config.arch]
         self.input = nn.Linear(config.atom_dim, config.hidden)
         self.act = make_activation(config.activation)
-        self.depth = config.make_depth(
-            lambda: block_cls(config.hidden, config.bond_dim, config.heads, config.dropout))
+        self.depth = config.make_depth(lambda: block_cls(config.hidden, config.bond_dim, config.heads, config.dropout))
 
     def forward(self, data) -> Tensor:
         _check_features(data, self.config)
@@ -81,8 +79,7 @@ class DMPNNEncoder(nn.Module):
         self.W_i = nn.Linear(config.atom_dim + config.bond_dim, config.hidden, bias=False)
         self.act = make_activation(config.activation)
         block_cls = BLOCKS["dmpnn"]
-        self.depth = config.make_depth(
-            lambda: block_cls(config.hidden, config.bond_dim, config.heads, config.dropout))
+        self.depth = config.make_depth(lambda: block_cls(config.hidden, config.bond_dim, config.heads, config.dropout))
         self.W_o = nn.Linear(config.atom_dim + config.hidden, config.hidden)
 
     def forward(self, data) -> Tensor:
@@ -93,8 +90,15 @@ class DMPNNEncoder(nn.Module):
         # W_i [x_src ; e] = (W_x x)[src] + W_e e: the atom half runs once per atom, not per edge
         w_atom, w_bond = self.W_i.weight.split([self.config.atom_dim, self.config.bond_dim], dim=1)
         edge_input = torch.addmm(F.linear(x, w_atom).index_select(0, src), data.edge_attr, w_bond.t())
-        ctx = GraphContext(edge_index, data.edge_attr, batch, data.num_nodes, num_graphs,
-                           edge_input=edge_input, rev_index=reverse_edge_index(edge_index))
+        ctx = GraphContext(
+            edge_index,
+            data.edge_attr,
+            batch,
+            data.num_nodes,
+            num_graphs,
+            edge_input=edge_input,
+            rev_index=reverse_edge_index(edge_index),
+        )
         h = self.depth(self.act(edge_input), ctx)
         incoming = scatter_sum(h, dst, data.num_nodes)
         atoms = self.act(self.W_o(torch.cat([x, incoming], dim=-1)))

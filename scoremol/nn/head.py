@@ -52,9 +52,10 @@ def get_descriptors(data, num_graphs: int, dim: int, like: Tensor) -> Tensor:
     """``data.descriptors`` as ``[B, dim]`` in ``like``'s dtype, or a clear ``ValueError``."""
     desc = data if isinstance(data, Tensor) else getattr(data, "descriptors", None)
     if desc is None:
-        raise ValueError("this model uses descriptors but the batch has no `descriptors` "
-                         "attribute (attach data.descriptors as a [1, D] float tensor)")
+        raise ValueError(
+            "this model uses descriptors but the batch has no `descriptors` "
+            "attribute (attach data.descriptors as a [1, D] float tensor)"
+        )
     if desc.dim() != 2 or desc.size(0) != num_graphs or desc.size(1) != dim:
-        raise ValueError(f"descriptors have shape {tuple(desc.shape)}, expected "
-                         f"[{num_graphs}, {dim}]")
+        raise ValueError(f"descriptors have shape {tuple(desc.shape)}, expected [{num_graphs}, {dim}]")
     return desc.to(dtype=like.dtype, device=like.device)

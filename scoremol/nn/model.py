@@ -35,8 +35,7 @@ class GraphModel(nn.Module):
             raise ValueError(f"GraphModel needs a graph architecture, got {config.arch!r}")
         self.config = config
         self.encoder = build_encoder(config)
-        self.readout = READOUTS[config.readout](config.hidden, config.readout_steps,
-                                                config.dropout, config.activation)
+        self.readout = READOUTS[config.readout](config.hidden, config.readout_steps, config.dropout, config.activation)
         extra = config.descriptor_dim if config.use_descriptors else 0
         self.head = make_head(config.hidden + extra, config)
 

@@ -24,8 +24,7 @@ class SumReadout(nn.Module):
         - **output:** ``[B, hidden]`` (zeros for a molecule without atoms)
     """
 
-    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
-                 activation: ActivationSpec = "relu") -> None:
+    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0, activation: ActivationSpec = "relu") -> None:
         super().__init__()
 
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
@@ -47,8 +46,7 @@ class MeanReadout(nn.Module):
         - **output:** ``[B, hidden]`` (zeros for a molecule without atoms)
     """
 
-    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
-                 activation: ActivationSpec = "relu") -> None:
+    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0, activation: ActivationSpec = "relu") -> None:
         super().__init__()
 
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
@@ -76,8 +74,7 @@ class MolAttFPReadout(nn.Module):
         - **output:** molecule vectors ``m`` ``[B, hidden]``
     """
 
-    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0,
-                 activation: ActivationSpec = "relu") -> None:
+    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0, activation: ActivationSpec = "relu") -> None:
         super().__init__()
         if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
             raise ValueError(f"readout steps must be an integer >= 1, got {steps!r}")

@@ -35,7 +35,8 @@ def scatter_mean(src: Tensor, index: Tensor, dim_size: int) -> Tensor:
 def scatter_max(src: Tensor, index: Tensor, dim_size: int) -> Tensor:
     """Maximum per segment along dim 0 (empty segments give zeros)."""
     return src.new_zeros((dim_size, *src.shape[1:])).scatter_reduce_(
-        0, _expand(index, src), src, reduce="amax", include_self=False)
+        0, _expand(index, src), src, reduce="amax", include_self=False
+    )
 
 
 def segment_softmax(src: Tensor, index: Tensor, num_segments: int) -> Tensor:

@@ -38,7 +38,10 @@ class FoldResult:
     history: list = field(repr=False, default_factory=list)
 
     def row(self) -> dict:
-        return {k: getattr(self, k) for k in ("repeat", "fold", "n_train", "n_test", "rmse", "mae", "r2", "best_epoch", "seconds", "parameters")}
+        return {
+            k: getattr(self, k)
+            for k in ("repeat", "fold", "n_train", "n_test", "rmse", "mae", "r2", "best_epoch", "seconds", "parameters")
+        }
 
 
 def summarize(results: list[FoldResult]) -> dict:
@@ -76,15 +79,35 @@ def run_cv(
             pred, best_epoch, params, history = runner(train, test, seed + 1000 * r)
             seconds = time.perf_counter() - start
             m = regression_metrics(y[test], pred)
-            result = FoldResult(r, f, len(train), len(test), m["rmse"], m["mae"], m["r2"], best_epoch, seconds, params, test, pred, history)
+            result = FoldResult(
+                r,
+                f,
+                len(train),
+                len(test),
+                m["rmse"],
+                m["mae"],
+                m["r2"],
+                best_epoch,
+                seconds,
+                params,
+                test,
+                pred,
+                history,
+            )
             results.append(result)
             if on_fold is not None:
                 on_fold(result)
     return results
 
 
-def spec_runner(data: FeaturizedDataset, target: str, spec: TrainingSpec,
-                network_descriptors: tuple[str, ...] | None = None, on_epoch=None, on_phase=None) -> FoldRunner:
+def spec_runner(
+    data: FeaturizedDataset,
+    target: str,
+    spec: TrainingSpec,
+    network_descriptors: tuple[str, ...] | None = None,
+    on_epoch=None,
+    on_phase=None,
+) -> FoldRunner:
     """A fold runner that trains what ``spec`` describes (networks, blends, or CatBoost alone)."""
     import dataclasses
 
@@ -95,11 +118,14 @@ def spec_runner(data: FeaturizedDataset, target: str, spec: TrainingSpec,
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
         fold_spec = dataclasses.replace(spec, seed=seed)
-        model = fit_spec(data, [target], fold_spec, network_descriptors, rows=train, on_epoch=on_epoch,
-                         on_phase=on_phase)
+        model = fit_spec(
+            data, [target], fold_spec, network_descriptors, rows=train, on_epoch=on_epoch, on_phase=on_phase
+        )
         pred = model.predict_features(data, device=spec.device, ids=test)[0][:, 0]
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
-        best = float(np.mean([m.best_epoch for m in model.members])) if model.members else float(model.tree.best_iteration)
+        best = (
+            float(np.mean([m.best_epoch for m in model.members])) if model.members else float(model.tree.best_iteration)
+        )
         return pred, best, model.metrics["parameters"], history
 
     return run
@@ -115,7 +141,9 @@ def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterat
     y = data.column_values(target)
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
-        pred, best = fit_predict_catboost(x, y, train, test, seed=seed, val_fraction=val_fraction, iterations=iterations)
+        pred, best = fit_predict_catboost(
+            x, y, train, test, seed=seed, val_fraction=val_fraction, iterations=iterations
+        )
         return pred, float(best), 0, []
 
     return run
@@ -139,10 +167,16 @@ def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: 
     y = data.column_values(target)
     oof = pd.concat(
         [
-            pd.DataFrame({
-                "repeat": r.repeat, "fold": r.fold, "row": data.graph_row[r.test_rows],
-                "smiles": smiles[data.graph_row[r.test_rows]], "y_true": y[r.test_rows], "y_pred": r.predictions,
-            })
+            pd.DataFrame(
+                {
+                    "repeat": r.repeat,
+                    "fold": r.fold,
+                    "row": data.graph_row[r.test_rows],
+                    "smiles": smiles[data.graph_row[r.test_rows]],
+                    "y_true": y[r.test_rows],
+                    "y_pred": r.predictions,
+                }
+            )
             for r in results
         ],
         ignore_index=True,
@@ -204,9 +238,15 @@ def cross_validate(
     def refold(r: int) -> np.ndarray:
         return make_folds(graph_smiles, folds, split, spec.seed + r)
 
-    config = {"input": input_name, "target": target, "split": "file" if folds_file else split,
-              "folds_file": str(folds_file) if folds_file else None,
-              "folds": int(len(set(fold_of_graph.tolist()) - {-1})), "repeats": repeats, "spec": spec.to_dict()}
+    config = {
+        "input": input_name,
+        "target": target,
+        "split": "file" if folds_file else split,
+        "folds_file": str(folds_file) if folds_file else None,
+        "folds": int(len(set(fold_of_graph.tolist()) - {-1})),
+        "repeats": repeats,
+        "spec": spec.to_dict(),
+    }
     runner = spec_runner(data, target, spec, network_descriptors, on_epoch, on_phase)
     results = run_cv(fold_of_graph, y, runner, repeats, spec.seed, refold, on_fold)
     return CVRun(config, results)

@@ -54,13 +54,17 @@ def feature_plan(spec: TrainingSpec) -> FeaturePlan:
     if spec.blend_catboost > 0:
         network = wanted if fuses else None
         wanted = union(TREE_DESCRIPTORS, network or ())
-    settings = FeaturizerSettings(standardize=spec.standardize, descriptors=fuses or spec.blend_catboost > 0,
-                                  descriptor_set=list(wanted))  # a list: normalized like a set name
+    settings = FeaturizerSettings(
+        standardize=spec.standardize, descriptors=fuses or spec.blend_catboost > 0, descriptor_set=list(wanted)
+    )  # a list: normalized like a set name
     return FeaturePlan(settings, network)
 
 
 def load_training_data(
-    input: str, spec: TrainingSpec, smiles_col: str | None = None, fmt: str | None = None,
+    input: str,
+    spec: TrainingSpec,
+    smiles_col: str | None = None,
+    fmt: str | None = None,
 ) -> tuple[FeaturizedDataset, DatasetInfo | None, FeaturePlan]:
     """Featurize (or load) a training input for ``spec``; also its registry entry, if any."""
     from scoremol.data.registry import REGISTRY, resolve_input
@@ -93,7 +97,10 @@ def default_targets(entry: DatasetInfo | None, data: FeaturizedDataset) -> list[
 
 
 def make_configs(
-    data: FeaturizedDataset, targets: list[str], spec: TrainingSpec, network_descriptors: tuple[str, ...] | None = None,
+    data: FeaturizedDataset,
+    targets: list[str],
+    spec: TrainingSpec,
+    network_descriptors: tuple[str, ...] | None = None,
 ) -> tuple[ModelConfig, TrainConfig]:
     """Validated model and training configs for a network spec; a bad value is a one-line error."""
     from scoremol.nn import ModelConfig
@@ -111,16 +118,32 @@ def make_configs(
         n_desc = len(network_descriptors) if network_descriptors is not None else data.descriptors.shape[1]
     try:
         model_config = ModelConfig(
-            arch=spec.arch, mode="score" if spec.arch == "score-mlp" else spec.mode, dt=spec.dt, steps=spec.steps,
-            integrator=spec.integrator, learnable_dt=spec.learnable_dt, readout=spec.readout, hidden=spec.hidden,
-            dropout=spec.dropout, heads=spec.heads, use_descriptors=bool(spec.descriptors), descriptor_dim=n_desc,
+            arch=spec.arch,
+            mode="score" if spec.arch == "score-mlp" else spec.mode,
+            dt=spec.dt,
+            steps=spec.steps,
+            integrator=spec.integrator,
+            learnable_dt=spec.learnable_dt,
+            readout=spec.readout,
+            hidden=spec.hidden,
+            dropout=spec.dropout,
+            heads=spec.heads,
+            use_descriptors=bool(spec.descriptors),
+            descriptor_dim=n_desc,
             n_targets=len(targets),
         )
     except ValueError as exc:
         raise ScoremolError(str(exc)) from None
     train_config = TrainConfig(
-        epochs=spec.epochs, batch_size=spec.batch_size, lr=spec.lr, weight_decay=spec.weight_decay, seed=spec.seed,
-        val_fraction=spec.val_fraction, patience=spec.patience, ensemble=spec.ensemble, device=spec.device,
+        epochs=spec.epochs,
+        batch_size=spec.batch_size,
+        lr=spec.lr,
+        weight_decay=spec.weight_decay,
+        seed=spec.seed,
+        val_fraction=spec.val_fraction,
+        patience=spec.patience,
+        ensemble=spec.ensemble,
+        device=spec.device,
         catboost_weight=spec.blend_catboost,
     )
     train_config.validate()
@@ -145,15 +168,28 @@ def fit_spec(
     from scoremol.training.fit import train_model
 
     model_config, train_config = make_configs(data, targets, spec, network_descriptors)
-    model = train_model(data, targets, model_config, train_config, rows=rows, target_units=units, on_epoch=on_epoch,
-                        gnn_descriptors=network_descriptors, on_phase=on_phase)
+    model = train_model(
+        data,
+        targets,
+        model_config,
+        train_config,
+        rows=rows,
+        target_units=units,
+        on_epoch=on_epoch,
+        gnn_descriptors=network_descriptors,
+        on_phase=on_phase,
+    )
     model.train_config["spec"] = spec.to_dict()  # what to rebuild it from (ScoreRegressor.load)
     return model
 
 
 def fit_catboost_model(
-    data: FeaturizedDataset, targets: list[str], spec: TrainingSpec, rows: np.ndarray | None = None,
-    units: list[str] | None = None, on_phase: PhaseCallback | None = None,
+    data: FeaturizedDataset,
+    targets: list[str],
+    spec: TrainingSpec,
+    rows: np.ndarray | None = None,
+    units: list[str] | None = None,
+    on_phase: PhaseCallback | None = None,
 ) -> TrainedModel:
     """The CatBoost baseline as a model file like any other: a tree of weight 1, no networks."""
     from scoremol.data.scaling import TargetScaler
@@ -174,8 +210,9 @@ def fit_catboost_model(
     if on_phase is not None:
         on_phase("CatBoost")
     start = time.perf_counter()
-    booster, best = fit_catboost(catboost_features(data, morgan=False), y, labelled, seed=spec.seed,
-                                 val_fraction=spec.val_fraction)
+    booster, best = fit_catboost(
+        catboost_features(data, morgan=False), y, labelled, seed=spec.seed, val_fraction=spec.val_fraction
+    )
     return TrainedModel(
         model_config=ModelConfig(),  # unused: no networks
         featurizer=data.settings,
@@ -185,7 +222,13 @@ def fit_catboost_model(
         descriptor_scaler=None,
         members=[],
         train_config={"spec": spec.to_dict()},
-        metrics={"n_train_molecules": int(len(labelled)), "best_val_rmse_mean": None, "best_val_rmse": [],
-                 "best_epochs": [], "seconds": time.perf_counter() - start, "parameters": 0},
+        metrics={
+            "n_train_molecules": int(len(labelled)),
+            "best_val_rmse_mean": None,
+            "best_val_rmse": [],
+            "best_epochs": [],
+            "seconds": time.perf_counter() - start,
+            "parameters": 0,
+        },
         tree=TreeBlend(catboost_to_bytes(booster), 1.0, best),
     )

@@ -89,14 +89,18 @@ def _check_signature(cls: type[nn.Module]) -> None:
     names = tuple(p.name for p in params[: len(BLOCK_ARGS)])
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     if names != BLOCK_ARGS or any(p.kind not in positional for p in params[: len(BLOCK_ARGS)]):
-        raise TypeError(f"{cls.__name__}.__init__ must start with the positional arguments "
-                        f"{BLOCK_ARGS}, got {names}")
-    required = [p.name for p in params[len(BLOCK_ARGS):]
-                if p.default is inspect.Parameter.empty
-                and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+        raise TypeError(f"{cls.__name__}.__init__ must start with the positional arguments {BLOCK_ARGS}, got {names}")
+    required = [
+        p.name
+        for p in params[len(BLOCK_ARGS) :]
+        if p.default is inspect.Parameter.empty
+        and p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    ]
     if required:
-        raise TypeError(f"{cls.__name__}.__init__: arguments after {BLOCK_ARGS} need defaults "
-                        f"(encoders pass only those four), got required {required}")
+        raise TypeError(
+            f"{cls.__name__}.__init__: arguments after {BLOCK_ARGS} need defaults "
+            f"(encoders pass only those four), got required {required}"
+        )
 
 
 def register_block(name: str) -> Callable[[B], B]:
@@ -113,14 +117,15 @@ def register_block(name: str) -> Callable[[B], B]:
     def decorate(cls: B) -> B:
         module = cls.__module__
         if module != f"{__name__}.{name}":
-            raise ValueError(f"block {cls.__name__!r} registers as {name!r} but is defined in "
-                             f"{module!r}; a block must live in {__name__}.{name}")
+            raise ValueError(
+                f"block {cls.__name__!r} registers as {name!r} but is defined in "
+                f"{module!r}; a block must live in {__name__}.{name}"
+            )
         if not (isinstance(cls, type) and issubclass(cls, nn.Module)):
             raise TypeError(f"register_block({name!r}) needs an nn.Module subclass, got {cls!r}")
         other = _REGISTRY.get(name)
         if other is not None and other.__qualname__ != cls.__qualname__:
-            raise ValueError(f"architecture {name!r} is registered twice: {other.__qualname__} "
-                             f"and {cls.__qualname__}")
+            raise ValueError(f"architecture {name!r} is registered twice: {other.__qualname__} and {cls.__qualname__}")
         _check_signature(cls)
         cls.arch = name
         _REGISTRY[name] = cls
@@ -132,8 +137,7 @@ def register_block(name: str) -> Callable[[B], B]:
 def block_names() -> tuple[str, ...]:
     """Architecture names of the block files in this package (sorted), without importing
     any of them."""
-    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__)
-                        if not m.name.startswith("_") and not m.ispkg))
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_") and not m.ispkg))
 
 
 def get_block(arch: str) -> type[nn.Module]:
@@ -144,12 +148,13 @@ def get_block(arch: str) -> type[nn.Module]:
     """
     if arch not in _REGISTRY:
         if not isinstance(arch, str) or arch not in block_names():
-            raise KeyError(f"no block for architecture {arch!r}; block files: "
-                           f"{list(block_names())}")
+            raise KeyError(f"no block for architecture {arch!r}; block files: {list(block_names())}")
         importlib.import_module(f"{__name__}.{arch}")
         if arch not in _REGISTRY:
-            raise LookupError(f"{__name__}.{arch} defines no block registered as {arch!r} "
-                              f"(decorate its class with @register_block({arch!r}))")
+            raise LookupError(
+                f"{__name__}.{arch} defines no block registered as {arch!r} "
+                f"(decorate its class with @register_block({arch!r}))"
+            )
     return _REGISTRY[arch]
 
 

@@ -62,7 +62,6 @@ class DMPNNBlock(nn.Module):
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
         if ctx.edge_input is None or ctx.rev_index is None:
-            raise ValueError("DMPNNBlock needs ctx.edge_input and ctx.rev_index "
-                             "(build it through DMPNNEncoder)")
+            raise ValueError("DMPNNBlock needs ctx.edge_input and ctx.rev_index (build it through DMPNNEncoder)")
         m = F.dropout(dmpnn_message(h, ctx), self.dropout, self.training)
         return torch.addmm(ctx.edge_input, m, self.W_h.weight.t())  # h0 + W_h m in one pass

@@ -41,14 +41,20 @@ class MPNNBlock(nn.Module):
           ``A(e)`` ``[E, rank, hidden]``)
     """
 
-    def __init__(self, hidden: int, edge_dim: int, heads: int = 1, dropout: float = 0.0,
-                 rank: int | None = None, edge_hidden: int = 32) -> None:
+    def __init__(
+        self,
+        hidden: int,
+        edge_dim: int,
+        heads: int = 1,
+        dropout: float = 0.0,
+        rank: int | None = None,
+        edge_hidden: int = 32,
+    ) -> None:
         super().__init__()
         self.dropout = dropout
         rank = default_rank(hidden) if rank is None else rank
         self.down = nn.Linear(hidden, rank, bias=False)
-        edge_net = nn.Sequential(nn.Linear(edge_dim, edge_hidden), nn.ReLU(),
-                                 nn.Linear(edge_hidden, rank * hidden))
+        edge_net = nn.Sequential(nn.Linear(edge_dim, edge_hidden), nn.ReLU(), nn.Linear(edge_hidden, rank * hidden))
         self.conv = NNConv(rank, hidden, edge_net, aggr="add", root_weight=False)
         self.root = nn.Linear(hidden, hidden, bias=False)
 

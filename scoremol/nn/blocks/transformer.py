@@ -47,11 +47,9 @@ class TransformerBlock(nn.Module):
         if hidden % heads:
             raise ValueError(f"transformer needs hidden ({hidden}) divisible by heads ({heads})")
         self.dropout = dropout
-        self.attn = TransformerConv(hidden, hidden // heads, heads=heads, concat=True,
-                                    edge_dim=edge_dim)
+        self.attn = TransformerConv(hidden, hidden // heads, heads=heads, concat=True, edge_dim=edge_dim)
         self.norm = nn.LayerNorm(hidden)
-        self.ffn = nn.Sequential(nn.Linear(hidden, 2 * hidden), nn.ReLU(),
-                                 nn.Linear(2 * hidden, hidden))
+        self.ffn = nn.Sequential(nn.Linear(hidden, 2 * hidden), nn.ReLU(), nn.Linear(2 * hidden, hidden))
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
         x = F.dropout(h, self.dropout, self.training)
