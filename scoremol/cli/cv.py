@@ -59,14 +59,11 @@ def cv(
     spec: TrainingSpec,
 ) -> None:
     """Cross-validate a model or baseline: per-fold metrics and mean +/- std."""
-    from scoremol.device import resolve_device
     from scoremol.training.cv import cross_validate, write_outputs
-    from scoremol.training.setup import default_targets, load_training_data
+    from scoremol.training.setup import prepare_training
 
-    resolve_device(spec.device)
-    spec = spec.resolved()
-    data, entry, plan = load_training_data(input, spec, smiles_col, fmt)
-    targets = list(target) if target else default_targets(entry, data)
+    job = prepare_training(input, spec, target, smiles_col, fmt)
+    spec, data, targets = job.spec, job.data, job.targets
     if len(targets) != 1:
         raise ScoremolError("cv evaluates one target at a time; pass a single --target")
 
@@ -99,7 +96,7 @@ def cv(
             data,
             targets[0],
             spec,
-            plan.network_descriptors,
+            job.plan.network_descriptors,
             folds=folds,
             folds_file=folds_file,
             split=split,

@@ -49,23 +49,29 @@ class TrainingProgress:
 
     def __enter__(self) -> TrainingProgress:
         self.progress.__enter__()
-        self.reset(self._label)
         return self
 
     def reset(self, label: str = "") -> None:
-        """New bars for the next run (hides the previous ones)."""
+        """Hide the current bars; the next epoch starts new ones under ``label`` (the next cv
+        fold), so nothing is shown for a run that never starts."""
         for task in self.tasks:
             self.progress.update(task, visible=False)
-        prefix = f"{label} " if label else ""
-        self.tasks = [
-            self.progress.add_task(f"{prefix}member {k + 1}", total=self.epochs, stats="") for k in range(self.members)
-        ]
+        self.tasks, self._label = [], label
+
+    def _bars(self) -> list:
+        if not self.tasks:
+            prefix = f"{self._label} " if self._label else ""
+            self.tasks = [
+                self.progress.add_task(f"{prefix}member {k + 1}", total=self.epochs, stats="")
+                for k in range(self.members)
+            ]
+        return self.tasks
 
     def epoch(self, member: int, record: dict) -> None:
         stats = f"loss {record['train_loss']:.3f}"
         if "val_rmse" in record:
             stats += f" val {record['val_rmse']:.3f} best {record['best_val_rmse']:.3f}"
-        self.progress.update(self.tasks[member], completed=record["epoch"], stats=stats)
+        self.progress.update(self._bars()[member], completed=record["epoch"], stats=stats)
         if "stopped_early_best_epoch" in record:  # early stopping ends this member now
             self.progress.update(self.tasks[member], total=record["epoch"])
             self.progress.console.print(

@@ -35,23 +35,25 @@ def train(
     spec: TrainingSpec,
 ) -> None:
     """Train a model (networks, a blend, or --arch catboost) and save it as one self-describing file."""
-    from scoremol.device import resolve_device
     from scoremol.models.checkpoint import save_model
-    from scoremol.training.setup import default_targets, fit_spec, load_training_data
+    from scoremol.training.setup import fit_spec, prepare_training
 
-    resolve_device(spec.device)
-    spec = spec.resolved()
-    data, entry, plan = load_training_data(input, spec, smiles_col, fmt)
-    targets = list(target) if target else default_targets(entry, data)
+    job = prepare_training(input, spec, target, smiles_col, fmt)
+    spec, data = job.spec, job.data
     if data.num_failed:
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
-    units = [entry.units if entry and t == entry.target_col else "" for t in targets]
     with TrainingProgress(0 if spec.is_catboost else spec.ensemble, spec.epochs) as progress:
         model = fit_spec(
-            data, targets, spec, plan.network_descriptors, units=units, on_epoch=progress.epoch, on_phase=progress.phase
+            data,
+            job.targets,
+            spec,
+            job.plan.network_descriptors,
+            units=job.units,
+            on_epoch=progress.epoch,
+            on_phase=progress.phase,
         )
     save_model(model, output)
-    console.print(_summary(model, spec, targets, output))
+    console.print(_summary(model, spec, job.targets, output))
 
 
 def _summary(model, spec: TrainingSpec, targets: list[str], output: Path) -> Table:

@@ -96,6 +96,41 @@ def default_targets(entry: DatasetInfo | None, data: FeaturizedDataset) -> list[
     raise ScoremolError(f"name the target column (one of: {', '.join(columns)})")
 
 
+#: Spec fields that are ModelConfig / TrainConfig fields of the same name.
+_MODEL_FIELDS = ("arch", "dt", "steps", "integrator", "learnable_dt", "readout", "hidden", "dropout", "heads")
+_TRAIN_FIELDS = ("epochs", "batch_size", "lr", "weight_decay", "seed", "val_fraction", "patience", "ensemble", "device")
+
+
+@dataclass(frozen=True)
+class TrainingJob:
+    """A training input made ready for a spec: featurized data, targets and their units."""
+
+    spec: TrainingSpec
+    data: FeaturizedDataset
+    targets: list[str]
+    units: list[str]
+    plan: FeaturePlan
+
+
+def prepare_training(
+    input: str,
+    spec: TrainingSpec,
+    targets: list[str] | None = None,
+    smiles_col: str | None = None,
+    fmt: str | None = None,
+) -> TrainingJob:
+    """Resolve ``spec``, check its device, featurize ``input`` and pick the targets (the data
+    set's own when none are named): everything ``train`` and ``cv`` do before fitting."""
+    from scoremol.device import resolve_device
+
+    resolve_device(spec.device)
+    spec = spec.resolved()
+    data, entry, plan = load_training_data(input, spec, smiles_col, fmt)
+    targets = list(targets) if targets else default_targets(entry, data)
+    units = [entry.units if entry and t == entry.target_col else "" for t in targets]
+    return TrainingJob(spec, data, targets, units, plan)
+
+
 def make_configs(
     data: FeaturizedDataset,
     targets: list[str],
@@ -116,18 +151,11 @@ def make_configs(
     n_desc = 0
     if spec.descriptors:
         n_desc = len(network_descriptors) if network_descriptors is not None else data.descriptors.shape[1]
+    shape = {name: getattr(spec, name) for name in _MODEL_FIELDS}
     try:
         model_config = ModelConfig(
-            arch=spec.arch,
+            **shape,
             mode="score" if spec.arch == "score-mlp" else spec.mode,
-            dt=spec.dt,
-            steps=spec.steps,
-            integrator=spec.integrator,
-            learnable_dt=spec.learnable_dt,
-            readout=spec.readout,
-            hidden=spec.hidden,
-            dropout=spec.dropout,
-            heads=spec.heads,
             use_descriptors=bool(spec.descriptors),
             descriptor_dim=n_desc,
             n_targets=len(targets),
@@ -135,16 +163,7 @@ def make_configs(
     except ValueError as exc:
         raise ScoremolError(str(exc)) from None
     train_config = TrainConfig(
-        epochs=spec.epochs,
-        batch_size=spec.batch_size,
-        lr=spec.lr,
-        weight_decay=spec.weight_decay,
-        seed=spec.seed,
-        val_fraction=spec.val_fraction,
-        patience=spec.patience,
-        ensemble=spec.ensemble,
-        device=spec.device,
-        catboost_weight=spec.blend_catboost,
+        **{name: getattr(spec, name) for name in _TRAIN_FIELDS}, catboost_weight=spec.blend_catboost
     )
     train_config.validate()
     return model_config, train_config
