@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from scoremol.data import splits
 from scoremol.data.registry import resolve
 from scoremol.featurizers.cache import featurize_input
 from scoremol.featurizers.dataset import FeaturizerSettings
@@ -155,7 +156,7 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
         runner = cvlib.graph_runner(data, TARGET, model_config, train_config, gnn_descriptors)
     if spec.get("split") == "scaffold":  # Bemis-Murcko scaffolds kept whole within a fold
         smiles_all = data.table[data.smiles_col].astype(str).tolist()
-        folds = cvlib.make_folds([smiles_all[i] for i in data.graph_row], 5, "scaffold", seed=0)
+        folds = splits.make_folds([smiles_all[i] for i in data.graph_row], 5, "scaffold", seed=0)
     results = cvlib.run_cv(
         folds,
         y,
@@ -235,7 +236,7 @@ def main() -> None:
         return
     names = args.only or list(todo)
     data, _ = featurize_input(str(resolve("esol")), FeaturizerSettings(descriptors=True))
-    folds = cvlib.folds_from_file(resolve("esol").parent / "esol_folds.csv", data.num_rows)[data.graph_row]
+    folds = splits.folds_from_file(resolve("esol").parent / "esol_folds.csv", data.num_rows)[data.graph_row]
     for name in names:
         if name in done():
             continue

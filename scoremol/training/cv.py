@@ -108,24 +108,44 @@ def spec_runner(
     on_epoch=None,
     on_phase=None,
 ) -> FoldRunner:
-    """A fold runner that trains what ``spec`` describes (networks, blends, or CatBoost alone)."""
-    import dataclasses
+    """A fold runner that trains what ``spec`` describes: networks (optionally blended with
+    CatBoost) or the CatBoost baseline."""
+    from scoremol.training.setup import make_configs
 
-    from scoremol.training.setup import fit_spec
+    spec = spec.resolved()
+    if spec.is_catboost:
+        return catboost_runner(data, target, spec.morgan, spec.val_fraction)
+    model_config, train_config = make_configs(data, [target], spec, network_descriptors)
+    return graph_runner(data, target, model_config, train_config, network_descriptors, on_epoch, on_phase)
 
-    if spec.is_catboost and spec.morgan:
-        return catboost_runner(data, target, True, spec.resolved().val_fraction)
+
+def graph_runner(
+    data: FeaturizedDataset,
+    target: str,
+    model_config,
+    train_config,
+    gnn_descriptors: tuple[str, ...] | None = None,
+    on_epoch=None,
+    on_phase=None,
+) -> FoldRunner:
+    """A fold runner for explicit configs (every neural model, optionally tree-blended)."""
+    from scoremol.training.fit import train_model
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
-        fold_spec = dataclasses.replace(spec, seed=seed)
-        model = fit_spec(
-            data, [target], fold_spec, network_descriptors, rows=train, on_epoch=on_epoch, on_phase=on_phase
+        config = type(train_config)(**{**train_config.to_dict(), "seed": seed})
+        model = train_model(
+            data,
+            [target],
+            model_config,
+            config,
+            rows=train,
+            gnn_descriptors=gnn_descriptors,
+            on_epoch=on_epoch,
+            on_phase=on_phase,
         )
-        pred = model.predict_features(data, device=spec.device, ids=test)[0][:, 0]
+        pred = model.predict_features(data, device=train_config.device, ids=test)[0][:, 0]
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
-        best = (
-            float(np.mean([m.best_epoch for m in model.members])) if model.members else float(model.tree.best_iteration)
-        )
+        best = float(np.mean([m.best_epoch for m in model.members]))
         return pred, best, model.metrics["parameters"], history
 
     return run
