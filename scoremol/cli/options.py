@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -283,11 +282,3 @@ def training_options(command):
 
     wrapper.__signature__ = inspect.Signature(own + added)
     return wrapper
-
-
-def output_path(help: str, default: Optional[Path] = None, required: bool = False):
-    """An ``-o`` option in the Output panel."""
-    return Annotated[
-        Path if required or default is not None else Optional[Path],
-        typer.Option("--output", "-o", help=help, rich_help_panel=OUTPUT),
-    ]
