@@ -15,6 +15,7 @@ import torch
 
 from scoremol.data.collate import GraphBatch, collate_arrays, collate_graphs
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
+from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, network_featurizer
 from scoremol.nn import ModelConfig, build_model, count_parameters
 
@@ -107,6 +108,8 @@ class TrainedModel:
         networks fuse (the tree needs 204 RDKit descriptors, which dominate featurization)."""
         if self.tree is None:
             return self
+        if self.is_tree_only:
+            raise ScoremolError("network_only does not apply to a CatBoost model: it has no networks")
         settings = network_featurizer(self.featurizer, self.model_config.use_descriptors, self.descriptor_columns)
         return replace(self, featurizer=settings, descriptor_columns=None, tree=None)
 
@@ -174,6 +177,8 @@ class TrainedModel:
     ) -> tuple[np.ndarray, np.ndarray]:
         """Run every member on each batch (batches cover ``n_graphs`` graphs in order)."""
         modules = self.modules(device)
+        if not modules:
+            raise ValueError("this model has no networks to run")
         n_targets = len(self.target_names)
         per_member = np.zeros((len(modules), n_graphs, n_targets))
         start = 0

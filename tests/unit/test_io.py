@@ -8,9 +8,9 @@ import sys
 import pytest
 from rdkit import Chem
 
-from scoremol.errors import ScoremolError
 from scoremol.data.atomic import atomic_write
 from scoremol.data.read import iter_chunks, read_input
+from scoremol.errors import ScoremolError
 
 
 def write(tmp_path, name: str, content: str | bytes):
@@ -30,7 +30,7 @@ def test_csv_with_detected_column_and_stripped_whitespace(tmp_path):
 
 def test_explicit_smiles_column(tmp_path):
     path = write(tmp_path, "a.csv", "id,structure\n1,CCO\n2,CCN\n")
-    with pytest.raises(ScoremolError, match="no SMILES column found.*--smiles-col"):
+    with pytest.raises(ScoremolError, match=r"no SMILES column found.*name the SMILES column \(smiles_col\)"):
         read_input(path)
     assert read_input(path, smiles_col="structure").smiles == ["CCO", "CCN"]
     with pytest.raises(ScoremolError, match="'nope' not found; columns are: id, structure"):
@@ -99,6 +99,14 @@ def test_empty_and_missing_inputs(tmp_path):
         read_input(write(tmp_path, "h.csv", "smiles,y\n"))
     with pytest.raises(ScoremolError, match="no data rows"):
         read_input(write(tmp_path, "e.smi", ""))
+
+
+def test_smiles_col_does_not_apply_to_sdf_or_smi(tmp_path):
+    mol = Chem.MolToMolBlock(Chem.MolFromSmiles("CCO")) + "$$$$\n"
+    with pytest.raises(ScoremolError, match="smiles_col does not apply to SDF input"):
+        read_input(write(tmp_path, "a.sdf", mol), smiles_col="smiles")
+    with pytest.raises(ScoremolError, match=r"smiles_col does not apply to \.smi input"):
+        read_input(write(tmp_path, "a.smi", "CCO ethanol\n"), smiles_col="structure")
 
 
 def test_duplicate_column_names_are_an_error(tmp_path):

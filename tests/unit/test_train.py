@@ -10,8 +10,8 @@ import pytest
 
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig
-from scoremol.training.fit import TrainConfig, build_graphs, train_model
-from tests.conftest import ESOL_FOLDS, ESOL_TARGET
+from scoremol.training.fit import build_graphs, train_model
+from tests.conftest import ESOL_FOLDS, ESOL_TARGET, quick_config
 
 SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))
 
@@ -23,16 +23,17 @@ def predict_rows(model, data, rows):
 
 def test_same_seed_gives_identical_predictions(esol_data):
     rows = np.arange(60)
-    a = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=3, seed=7), rows=rows)
-    b = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=3, seed=7), rows=rows)
-    c = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=3, seed=8), rows=rows)
+    a = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=3, seed=7), rows=rows)
+    b = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=3, seed=7), rows=rows)
+    c = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=3, seed=8), rows=rows)
     pa, pb, pc = (predict_rows(m, esol_data, np.arange(60, 80)) for m in (a, b, c))
     assert np.array_equal(pa, pb)
     assert not np.allclose(pa, pc)
 
 
 def test_history_and_best_epoch_are_kept(esol_data):
-    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=6, patience=2), rows=np.arange(100))
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=6, patience=2),
+                        rows=np.arange(100))
     (member,) = model.members
     assert len(member.history) == member.epochs_run <= 6
     assert [h["epoch"] for h in member.history] == list(range(1, member.epochs_run + 1))
@@ -51,18 +52,20 @@ def test_multitask_with_missing_targets(esol_data):
     table["text"] = "n/a"
     data.table, original = table, data.table
     try:
-        model = train_model(data, [ESOL_TARGET, "logp_like"], ModelConfig(**SMALL, n_targets=2), TrainConfig(epochs=2), rows=np.arange(80))
+        model = train_model(data, [ESOL_TARGET, "logp_like"], ModelConfig(**SMALL, n_targets=2),
+                            quick_config(epochs=2), rows=np.arange(80))
         preds = predict_rows(model, data, np.arange(80, 90))
         assert preds.shape == (10, 2) and np.isfinite(preds).all()
         assert all(math.isfinite(h["train_loss"]) for h in model.members[0].history)
         with pytest.raises(ScoremolError, match="at least 2 molecules with a numeric target"):
-            train_model(data, ["text"], ModelConfig(**SMALL), TrainConfig(epochs=1), rows=np.arange(20))
+            train_model(data, ["text"], ModelConfig(**SMALL), quick_config(epochs=1), rows=np.arange(20))
     finally:
         data.table = original
 
 
 def test_ensemble_members_differ_in_seed_and_split(esol_data):
-    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=2, ensemble=3, seed=3), rows=np.arange(60))
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=2, ensemble=3, seed=3),
+                        rows=np.arange(60))
     assert [m.seed for m in model.members] == [3, 4, 5]
     _, std = model.predict(build_graphs(esol_data, np.zeros((5, 1)), np.arange(60, 65), None))
     assert (std > 0).all()
@@ -70,17 +73,18 @@ def test_ensemble_members_differ_in_seed_and_split(esol_data):
 
 def test_descriptor_fusion_trains(esol_data):
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=esol_data.descriptors.shape[1])
-    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=2), rows=np.arange(60))
+    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=2), rows=np.arange(60))
     assert model.descriptor_scaler is not None
     assert np.isfinite(predict_rows(model, esol_data, np.arange(60, 70))).all()
 
 
+@pytest.mark.slow
 def test_esol_fold0_accuracy_is_far_better_than_the_mean(esol_data):
     """Folds 1-4 -> fold 0 with a small, short model: a generous but meaningful bound."""
     folds = pd.read_csv(ESOL_FOLDS)["fold"].to_numpy()
     train_rows, test_rows = np.where(folds != 0)[0], np.where(folds == 0)[0]
     config = ModelConfig(arch="dmpnn", mode="score", hidden=64, head_hidden=(64,))
-    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=25, seed=0), rows=train_rows)
+    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=25, seed=0), rows=train_rows)
     y = esol_data.column_values(ESOL_TARGET)[test_rows]
     rmse = float(np.sqrt(np.mean((predict_rows(model, esol_data, test_rows)[:, 0] - y) ** 2)))
     baseline = float(np.std(y))  # predicting the mean: about 2.1 log units
@@ -88,38 +92,14 @@ def test_esol_fold0_accuracy_is_far_better_than_the_mean(esol_data):
 
 
 def test_without_a_validation_split_every_epoch_runs_and_the_last_is_kept(esol_data):
-    """``val_fraction=0`` (the default since the ESOL study): the whole training portion is
+    """``val_fraction=0`` (the fast preset, and CatBoost's default): the whole training portion is
     used, the cosine schedule runs to its end and the final weights are the model."""
     rows = np.arange(60)
-    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=4, val_fraction=0.0, patience=1),
-                        rows=rows)
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL),
+                        quick_config(epochs=4, val_fraction=0.0, patience=1), rows=rows)
     (member,) = model.members
     assert member.epochs_run == member.best_epoch == 4  # patience has nothing to stop on
     assert all("val_rmse" not in h for h in member.history)
     assert math.isnan(member.best_val_rmse) and model.metrics["best_val_rmse_mean"] is None
     assert model.metrics["n_train_molecules"] == 60
     assert member.history[-1]["lr"] < member.history[1]["lr"]  # the schedule decays to its end
-
-
-def test_fast_preset_training_imports_neither_pyg_nor_sklearn(tmp_path, esol_path):
-    """Start-up is a large share of a 30 s fit: a DMPNN without a validation split needs
-    neither PyTorch Geometric nor scikit-learn."""
-    import subprocess
-    import sys
-
-    import pandas as pd
-
-    small = tmp_path / "small.csv"
-    pd.read_csv(esol_path).head(40).to_csv(small, index=False)
-    code = (
-        "import sys\n"
-        "from scoremol.cli import app\n"
-        f"sys.argv = ['scoremol', '-q', 'train', {str(small)!r}, '-t', {ESOL_TARGET!r}, '--preset', 'fast',\n"
-        f"            '--epochs', '1', '-o', {str(tmp_path / 'm.pt')!r}]\n"
-        "app(standalone_mode=False)\n"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch_geometric', 'sklearn', 'scipy'}))\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip().splitlines()[-1] == "[]"
-    assert (tmp_path / "m.pt").is_file()

@@ -1,18 +1,9 @@
-"""`scoremol featurize` and the CLI contract: one-line errors, exit codes, stdin."""
+"""`scoremol featurize`: every row kept, reports, --strict, stdin, one-line errors."""
 
 from __future__ import annotations
 
 from scoremol.featurizers.dataset import FeaturizedDataset
 from tests.conftest import run_cli
-
-
-def test_help_lists_all_commands_and_version():
-    out, _, code = run_cli("--help")
-    assert code == 0
-    for command in ("featurize", "train", "cv", "predict"):
-        assert command in out
-    out, _, code = run_cli("--version")
-    assert code == 0 and out.startswith("scoremol ")
 
 
 def test_featurize_esol_keeps_all_rows(tmp_path, esol_path):
@@ -53,6 +44,7 @@ def test_one_line_errors_without_traceback(tmp_path):
     assert code == 1 and err.strip().count("\n") == 0 and "input file not found" in err
     (tmp_path / "a.csv").write_text("id,structure\n1,CCO\n")
     _, err, code = run_cli("featurize", str(tmp_path / "a.csv"), "-o", str(tmp_path / "x.pt"))
-    assert code == 1 and "--smiles-col" in err and "Traceback" not in err
+    assert code == 1 and "name the SMILES column (smiles_col)" in err and "columns are: id, structure" in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     _, err, code = run_cli("-v", "featurize", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.pt"))
     assert code != 0 and "Traceback" in err

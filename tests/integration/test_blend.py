@@ -1,21 +1,25 @@
-"""GNN + CatBoost blends (`--blend-catboost`): training, the arithmetic, files, the CLI."""
+"""GNN + CatBoost blends (``blend_catboost``): training, the arithmetic, model files."""
 
 from __future__ import annotations
 
 import dataclasses
-import io
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 
-from scoremol.models.checkpoint import load_model, save_model
-from scoremol.featurizers.descriptors import ALL_DESCRIPTORS, FAST_DESCRIPTORS, SLOW_DESCRIPTORS, TREE_DESCRIPTORS, union
 from scoremol.errors import ScoremolError
+from scoremol.featurizers.descriptors import (
+    ALL_DESCRIPTORS,
+    FAST_DESCRIPTORS,
+    SLOW_DESCRIPTORS,
+    TREE_DESCRIPTORS,
+    union,
+)
+from scoremol.models.checkpoint import load_model, save_model
 from scoremol.nn import ModelConfig
-from scoremol.training.fit import TrainConfig, train_model
-from tests.conftest import ESOL_TARGET, run_cli
+from scoremol.training.fit import train_model
+from tests.conftest import ESOL_TARGET, quick_config
 
 SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))
 
@@ -24,11 +28,12 @@ SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))
 def blended(esol_data):
     """A 2-member GNN on the fast descriptors blended with CatBoost on all of them."""
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=2, ensemble=2, catboost_weight=0.3),
+    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=2, ensemble=2, catboost_weight=0.3),
                         rows=np.arange(150), gnn_descriptors=FAST_DESCRIPTORS)
     return model
 
 
+@pytest.mark.slow
 def test_the_blend_is_the_weighted_mean_of_network_and_tree(blended, esol_data):
     rows = np.arange(150, 170)
     mean, std = blended.predict_features(esol_data, ids=rows)
@@ -43,7 +48,7 @@ def test_the_blend_is_the_weighted_mean_of_network_and_tree(blended, esol_data):
 
 def test_the_network_fuses_only_its_own_descriptors(esol_data):
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=1, catboost_weight=0.5),
+    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=1, catboost_weight=0.5),
                         rows=np.arange(60), gnn_descriptors=FAST_DESCRIPTORS)
     names = list(esol_data.settings.descriptor_names)
     assert len(names) > 200 and model.descriptor_columns == [names.index(n) for n in FAST_DESCRIPTORS]
@@ -52,7 +57,7 @@ def test_the_network_fuses_only_its_own_descriptors(esol_data):
 
 def test_blended_model_file_round_trip(tmp_path, esol_data):
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(esol_data, [ESOL_TARGET], config, TrainConfig(epochs=1, catboost_weight=0.4),
+    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=1, catboost_weight=0.4),
                         rows=np.arange(80), gnn_descriptors=FAST_DESCRIPTORS)
     path = tmp_path / "blend.pt"
     save_model(model, path)
@@ -70,38 +75,14 @@ def test_blended_model_file_round_trip(tmp_path, esol_data):
 
 def test_blend_needs_one_target_and_a_weight_below_one(esol_data):
     with pytest.raises(ScoremolError, match=r"\[0, 1\)"):
-        train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), TrainConfig(epochs=1, catboost_weight=1.0),
+        train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=1, catboost_weight=1.0),
                     rows=np.arange(40))
     with pytest.raises(ScoremolError, match="single target"):
         train_model(esol_data, [ESOL_TARGET, ESOL_TARGET], ModelConfig(**SMALL, n_targets=2),
-                    TrainConfig(epochs=1, catboost_weight=0.3), rows=np.arange(40))
+                    quick_config(epochs=1, catboost_weight=0.3), rows=np.arange(40))
 
 
-def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
-    small = tmp_path / "small.csv"
-    pd.read_csv(esol_path).head(120).to_csv(small, index=False)
-    model_path = tmp_path / "m.pt"
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--arch", "gcn", "--hidden", "16", "--epochs", "2",
-                           "--blend-catboost", "0.3", "-o", str(model_path))
-    assert code == 0, err
-    assert "CatBoost blend" in err
-    model = load_model(model_path)
-    # the tree's descriptors (all but the slowest) are computed; they include the network's
-    assert model.tree is not None and model.featurizer.descriptor_names == TREE_DESCRIPTORS
-    out, err, code = run_cli("predict", "-", "-m", str(model_path), stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n")
-    assert code == 0, err
-    frame = pd.read_csv(io.StringIO(out), keep_default_na=False)
-    assert list(frame["status"]) == ["ok", "invalid", "ok"] and frame[ESOL_TARGET][1] == ""
-    fast_out, err, code = run_cli("predict", "-", "-m", str(model_path), "--network-only",
-                                  stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n")
-    assert code == 0, err
-    fast = pd.read_csv(io.StringIO(fast_out), keep_default_na=False)
-    assert list(fast["status"]) == ["ok", "invalid", "ok"]
-    assert float(fast[ESOL_TARGET][0]) != float(frame[ESOL_TARGET][0])  # the tree's share is gone
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--blend-catboost", "2", "--epochs", "1")
-    assert code == 1 and "--blend-catboost must be in [0, 1)" in err and "Traceback" not in err
-
-
+@pytest.mark.slow
 def test_network_only_skips_the_tree_and_the_full_descriptor_set(blended, esol_data):
     fast = blended.without_tree()
     assert fast.tree is None and fast.featurizer.descriptor_names == FAST_DESCRIPTORS

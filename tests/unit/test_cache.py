@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from scoremol.featurizers import graph as F
-from scoremol.featurizers.cache import featurize_input, features_cache_dir
+from scoremol.featurizers.cache import features_cache_dir, featurize_input
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from scoremol.models.checkpoint import load_model, save_model
 from scoremol.errors import ScoremolError
+from scoremol.models.checkpoint import load_model, save_model
 from scoremol.training.fit import build_graphs
 
 

@@ -7,8 +7,8 @@ import pytest
 from rdkit import Chem
 
 from scoremol.featurizers import graph as F
-from scoremol.featurizers.molecule import NOTHING_KNOWN, KnownTraits, finish_molecule, is_plain_smiles, parse_molecule
 from scoremol.featurizers.graph import ATOM_DIM, ATOM_FEATURES, ATOM_OFFSETS, BOND_DIM, BOND_OFFSETS, smiles_to_graph
+from scoremol.featurizers.molecule import NOTHING_KNOWN, KnownTraits, finish_molecule, is_plain_smiles, parse_molecule
 
 
 def block(x: np.ndarray, name: str, offsets=ATOM_OFFSETS, features=ATOM_FEATURES) -> np.ndarray:
@@ -269,8 +269,8 @@ def test_stereo_from_sdf_records_is_kept():
     """SDF records take the full route: their stereo comes from coordinates, not marks."""
     import pandas as pd
 
-    from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
     from scoremol.data.read import MoleculeChunk
+    from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
 
     mol = Chem.MolFromSmiles("C[C@H](N)O")
     chunk = MoleculeChunk(pd.DataFrame(index=range(1)), ["CC(N)O"], 0, mols=[mol], errors=[""])
@@ -282,8 +282,8 @@ def test_stereo_from_sdf_records_is_kept():
 def test_featurizing_chunks_keeps_stereo_of_smiles_with_marks():
     import pandas as pd
 
-    from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
     from scoremol.data.read import MoleculeChunk
+    from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
 
     smiles = ["C[C@H](N)O", "C[C@@H](N)O", "F/C=C/F", "F/C=C\\F"]
     data = featurize_chunk(MoleculeChunk(pd.DataFrame({"smiles": smiles}), smiles, 0), FeaturizerSettings())

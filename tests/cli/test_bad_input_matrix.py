@@ -1,81 +1,20 @@
-"""The bad-input matrix: every case has an expected outcome, every row is accounted for.
-
-Molecule-level cases run in-process through ``featurize`` and ``predict`` (same rows out
-as in, status and reason as expected); file-level cases run the real command line and
-expect either a complete output or a one-line error with no traceback.
-"""
+"""The bad-input matrix, file by file, through the command line: each case ends in a
+complete output or a one-line error with no traceback and no output file. (Molecule-level
+cases are in ``tests/integration/test_bad_molecules.py``.)"""
 
 from __future__ import annotations
 
 import io
 import json
+import subprocess
+import sys
 
-import numpy as np
 import pandas as pd
 import pytest
 import torch
 
-from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
-from scoremol.data.read import read_input
-from scoremol.inference.predict import predict_stream
-from tests.conftest import ESOL_TARGET, run_cli
-
-# (case, SMILES, expected status, a fragment of the expected reason ("" = no reason))
-MOLECULES = [
-    ("invalid SMILES", "C1CC", "invalid", "invalid SMILES"),
-    ("unbalanced aromatic ring", "c1ccccc", "invalid", "invalid SMILES"),
-    ("pentavalent carbon", "C(C)(C)(C)(C)C", "invalid", "invalid SMILES"),
-    ("empty", "", "empty", "empty SMILES"),
-    ("whitespace only", "   ", "empty", "empty SMILES"),
-    ("single atom", "C", "ok", ""),
-    ("hydrogen only", "[H][H]", "ok", ""),
-    ("salt", "CC(=O)[O-].[Na+]", "ok", "kept largest of 2 fragments; neutralized"),
-    ("mixture", "CCO.c1ccccc1", "ok", "kept largest of 2 fragments"),
-    ("disconnected fragments", "C.C", "ok", "kept largest of 2 fragments"),
-    ("metal", "[Fe]", "ok", "contains Fe"),
-    ("organometallic", "C[Hg]C", "ok", "contains Hg"),
-    ("metallocene", "[Fe+2].c1cc[cH-]c1.c1cc[cH-]c1", "ok", "kept largest of 3 fragments"),
-    ("charged species", "C[N+](C)(C)C", "ok", ""),
-    ("isotopes", "[13CH3][2H]", "ok", ""),
-    ("explicit hydrogens", "[H]OC([H])([H])[H]", "ok", ""),
-    ("very large molecule", "C" * 320, "ok", ""),
-    ("polymer wildcard", "*CC*", "invalid", "wildcard"),
-    ("R-group wildcard", "[*]c1ccccc1", "invalid", "wildcard"),
-]
-
-
-@pytest.mark.parametrize("case,smiles,status,reason", MOLECULES, ids=[m[0] for m in MOLECULES])
-def test_molecule_cases_in_featurize_and_predict(case, smiles, status, reason, tiny_model, tmp_path):
-    model, _ = tiny_model
-    src = tmp_path / "in.csv"
-    pd.DataFrame({"id": ["before", case, "after"], "smiles": ["CCO", smiles, "c1ccccc1"]}).to_csv(src, index=False)
-    data = featurize_chunk(read_input(str(src)), FeaturizerSettings(descriptors=True, descriptor_set="fast"))
-    assert data.num_rows == 3 and data.status == ["ok", status, "ok"]
-    assert reason in data.reason[1] and (reason or data.reason[1] == "")
-    out = io.StringIO()
-    summary = predict_stream(model, str(src), out)
-    frame = pd.read_csv(io.StringIO(out.getvalue()), keep_default_na=False)
-    assert summary.rows == 3 and frame["id"].tolist() == ["before", case, "after"]
-    assert frame["status"].tolist() == ["ok", status, "ok"]
-    value = frame[ESOL_TARGET][1]
-    if status == "ok":
-        assert np.isfinite(float(value))
-    else:
-        assert value == ""  # no prediction, the reason says why
-
-
-def test_very_large_molecule_has_all_its_atoms():
-    data = featurize_chunk(read_input_from_list(["C" * 320]), FeaturizerSettings())
-    assert data.atom_ptr[-1] == 320 and data.edge_ptr[-1] == 2 * 319
-
-
-def read_input_from_list(smiles):
-    from scoremol.data.read import MoleculeChunk
-
-    return MoleculeChunk(pd.DataFrame({"smiles": smiles}), list(smiles), 0)
-
-
-# -- file-level cases through the command line ------------------------------------------
+from scoremol.models.checkpoint import load_model
+from tests.conftest import run_cli
 
 SDF_GOOD = "ethanol\n  RDKit          2D\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n" \
     "    0.0000    0.0000    0.0000 C   0  0\n    1.2990    0.7500    0.0000 C   0  0\n" \
@@ -126,11 +65,10 @@ def test_sdf_failed_record_keeps_its_row(tiny_model, tmp_path):
     assert rc == 0 and frame["status"].tolist() == ["ok", "invalid", "ok"], err
 
 
+@pytest.mark.slow
 def test_stdin_closed_early_is_quiet(tiny_model, tmp_path):
-    """`scoremol predict big.smi | head -3`: the reader goes away; no traceback, no noise."""
-    import subprocess
-    import sys
-
+    """`scoremol predict big.smi | head -3`: the reader goes away; no traceback, no noise.
+    (A real pipe to a real process: this cannot run in-process.)"""
     _, model_path = tiny_model
     src = tmp_path / "big.smi"
     src.write_text("".join(f"{'C' * (i % 9 + 1)}O m{i}\n" for i in range(6000)))
@@ -147,8 +85,6 @@ def test_non_numeric_and_nan_targets_are_left_out_of_training(tmp_path):
     model = tmp_path / "m.pt"
     _, err, rc = run_cli("train", str(src), "--target", "y", "--epochs", "2", "--hidden", "16", "-o", str(model))
     assert rc == 0, err
-    from scoremol.models.checkpoint import load_model
-
     assert load_model(model).metrics["n_train_molecules"] == 4
 
 

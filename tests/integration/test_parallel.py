@@ -9,8 +9,8 @@ import torch
 from torch_geometric.data import Batch
 
 from scoremol.data.collate import collate_arrays, collate_graphs
-from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
 from scoremol.data.read import MoleculeChunk, iter_chunks, read_input
+from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
 from scoremol.parallel import concat_datasets, featurize_all, iter_featurized, split_chunk
 
 SMILES = ["CCO", "", "c1ccccc1O", "not a smiles", "[Na+].[Cl-]", "CC(=O)Oc1ccccc1C(=O)O", "C", "[Fe]", "O=C=O"] * 7

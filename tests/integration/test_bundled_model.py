@@ -1,0 +1,83 @@
+"""The bundled ESOL solubility models: shipped, loadable, the presets' configurations, sensible."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from scoremol.data.read import read_input
+from scoremol.inference.predict import predict_chunk
+from scoremol.models.checkpoint import load_model
+from scoremol.pretrained import BUNDLED, bundled_model_path, resolve_model
+from scoremol.spec import DEFAULTS, TrainingSpec
+from tests.conftest import ESOL_TARGET, PRED, ROOT, STD
+
+EXAMPLES = ROOT / "data" / "examples.smi"
+
+
+def _predict_examples(model) -> pd.DataFrame:
+    frame = predict_chunk(model, read_input(str(EXAMPLES))).set_index("name")
+    assert len(frame) == 22 and (frame["status"] == "ok").all()
+    return frame
+
+
+def _sensible(logs: pd.Series) -> None:
+    # chemistry sanity, with margins far wider than the model's error: glucose and ethanol
+    # are very soluble, naphthalene is not (measured log S about +0.7, +1.1 and -3.6)
+    assert logs["naphthalene"] < logs["benzene"] < logs["ethanol"]
+    assert logs["naphthalene"] < -2.5 and logs["ethanol"] > -0.5 and logs["glucose"] > -1.5
+
+
+def test_bundled_model_is_the_default_configuration_trained_on_esol():
+    path = bundled_model_path()
+    assert path == BUNDLED["esol"] and path.stat().st_size < 8 * 1024 * 1024
+    model = load_model(path)
+    assert model.target_names == [ESOL_TARGET] and model.target_units == ["log10(mol/L)"]
+    assert model.metrics["n_train_molecules"] == 1128
+    # the configuration of `scoremol train`'s defaults (the ESOL study's winner)
+    assert len(model.members) == DEFAULTS.ensemble
+    config = model.model_config
+    assert (config.arch, config.mode, config.hidden) == (DEFAULTS.arch, DEFAULTS.mode, DEFAULTS.hidden)
+    assert config.dropout == DEFAULTS.dropout and config.use_descriptors == DEFAULTS.descriptors
+    assert model.tree is not None and model.tree.weight == DEFAULTS.blend_catboost
+
+
+def test_bundled_model_predicts_sensibly():
+    frame = _predict_examples(load_model(bundled_model_path()))
+    _sensible(frame[PRED].astype(float))
+    assert (frame[STD].astype(float) >= 0).all()
+
+
+def test_bundled_fast_model_is_the_fast_preset_and_predicts_sensibly():
+    fast = TrainingSpec(preset="fast").resolved()
+    model = load_model(bundled_model_path("fast"))
+    assert model.target_names == [ESOL_TARGET] and model.metrics["n_train_molecules"] == 1128
+    assert len(model.members) == fast.ensemble and model.tree is None
+    assert model.model_config.hidden == fast.hidden and model.model_config.dropout == fast.dropout
+    assert not model.model_config.use_descriptors and not model.featurizer.descriptors
+    frame = _predict_examples(model)
+    logs = frame[PRED].astype(float)
+    assert logs["naphthalene"] < logs["benzene"] < logs["ethanol"]
+    assert logs["naphthalene"] < -2.5 and logs["ethanol"] > -0.5
+    assert STD not in frame.columns  # one network: no spread
+
+
+def test_bundled_fast_model_fits_esol():
+    """Trained on all of ESOL, it should reproduce ESOL far better than the spread of the data."""
+    model = load_model(bundled_model_path("fast"))
+    frame = predict_chunk(model, read_input(str(ROOT / "data" / "esol.csv")))
+    measured = frame[ESOL_TARGET].astype(float).to_numpy()
+    rmse = float(np.sqrt(np.mean((frame[PRED].to_numpy() - measured) ** 2)))
+    assert (frame["status"] == "ok").all() and rmse < 0.6 < np.std(measured) / 2
+
+
+def test_a_model_file_named_like_a_bundled_model_wins(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert resolve_model(None) == (BUNDLED["esol"], "esol")
+    assert resolve_model(Path("fast")) == (BUNDLED["fast"], "fast")
+    assert resolve_model(Path("esol")) == (BUNDLED["esol"], "esol")
+    (tmp_path / "fast").write_bytes(b"not a model")
+    assert resolve_model(Path("fast")) == (Path("fast"), None)
+    assert resolve_model(Path("other.pt")) == (Path("other.pt"), None)  # not found later, by load_model
