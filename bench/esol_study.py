@@ -190,22 +190,9 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
         if new:
             writer.writeheader()
         writer.writerow(row)
-    smiles = data.table[data.smiles_col].astype(str).to_numpy()
     (RESULTS / "oof").mkdir(exist_ok=True)
-    pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "fold": r.fold,
-                    "row": data.graph_row[r.test_rows],
-                    "smiles": smiles[data.graph_row[r.test_rows]],
-                    "y_true": y[r.test_rows],
-                    "y_pred": r.predictions,
-                }
-            )
-            for r in results
-        ]
-    ).to_csv(RESULTS / "oof" / f"{name}.csv", index=False, float_format="%.5g")
+    oof = cvlib.oof_frame(results, data, TARGET).drop(columns="repeat")  # the study's files have no repeat column
+    oof.to_csv(RESULTS / "oof" / f"{name}.csv", index=False, float_format="%.5g")
     history = [dict(h, fold=r.fold) for r in results for h in r.history]
     if history:
         (RESULTS / "curves").mkdir(exist_ok=True)

@@ -9,8 +9,8 @@ from scoremol.nn.activations import ActivationSpec, make_activation
 from scoremol.nn.scatter import scatter_mean, scatter_sum, segment_softmax
 
 
-class SumReadout(nn.Module):
-    r"""Sum of atom states (size-extensive, like many molecular properties).
+class _PoolingReadout(nn.Module):
+    r"""A parameter-free pooling of atom states per molecule.
 
     Args:
         hidden: width of the atom states (unused; accepted so every readout is built alike).
@@ -24,33 +24,33 @@ class SumReadout(nn.Module):
         - **output:** ``[B, hidden]`` (zeros for a molecule without atoms)
     """
 
+    pool = staticmethod(scatter_sum)
+
     def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0, activation: ActivationSpec = "relu") -> None:
         super().__init__()
 
     def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
-        return scatter_sum(h, batch, num_graphs)
+        return self.pool(h, batch, num_graphs)
 
 
-class MeanReadout(nn.Module):
-    r"""Mean of atom states (size-intensive).
+class SumReadout(_PoolingReadout):
+    """Sum of atom states (size-extensive, like many molecular properties).
 
-    Args:
-        hidden: width of the atom states (unused; accepted so every readout is built alike).
-        steps: unused (accepted for the shared readout signature).
-        dropout: unused (accepted for the shared readout signature).
-        activation: unused (accepted for the shared readout signature).
-
-    Shapes:
-        - **input:** atom states ``h`` ``[N, hidden]``, ``batch`` ``[N]`` (molecule of each
-          atom), ``num_graphs`` ``B``
-        - **output:** ``[B, hidden]`` (zeros for a molecule without atoms)
+    Args: as :class:`_PoolingReadout` (all unused).
+    Shapes: ``h`` ``[N, hidden]`` -> ``[B, hidden]``.
     """
 
-    def __init__(self, hidden: int, steps: int = 2, dropout: float = 0.0, activation: ActivationSpec = "relu") -> None:
-        super().__init__()
+    pool = staticmethod(scatter_sum)
 
-    def forward(self, h: Tensor, batch: Tensor, num_graphs: int) -> Tensor:
-        return scatter_mean(h, batch, num_graphs)
+
+class MeanReadout(_PoolingReadout):
+    """Mean of atom states (size-intensive).
+
+    Args: as :class:`_PoolingReadout` (all unused).
+    Shapes: ``h`` ``[N, hidden]`` -> ``[B, hidden]``.
+    """
+
+    pool = staticmethod(scatter_mean)
 
 
 class MolAttFPReadout(nn.Module):

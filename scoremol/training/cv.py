@@ -169,6 +169,26 @@ def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterat
     return run
 
 
+def oof_frame(results: list[FoldResult], data: FeaturizedDataset, target: str) -> pd.DataFrame:
+    """Out-of-fold predictions: repeat, fold, input row, SMILES, measured and predicted value."""
+    smiles = data.table[data.smiles_col].astype(str).to_numpy()
+    y = data.column_values(target)
+    frames = [
+        pd.DataFrame(
+            {
+                "repeat": r.repeat,
+                "fold": r.fold,
+                "row": data.graph_row[r.test_rows],
+                "smiles": smiles[data.graph_row[r.test_rows]],
+                "y_true": y[r.test_rows],
+                "y_pred": r.predictions,
+            }
+        )
+        for r in results
+    ]
+    return pd.concat(frames, ignore_index=True)
+
+
 def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: str) -> dict:
     """cv_results.json, cv_folds.csv, oof_predictions.csv and cv_history.csv in ``directory``."""
     import json
@@ -183,24 +203,7 @@ def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: 
         json.dump(payload, handle, indent=2)
     with atomic_write(directory / "cv_folds.csv", newline="") as handle:
         pd.DataFrame([r.row() for r in results]).to_csv(handle, index=False)
-    smiles = data.table[data.smiles_col].astype(str).to_numpy()
-    y = data.column_values(target)
-    oof = pd.concat(
-        [
-            pd.DataFrame(
-                {
-                    "repeat": r.repeat,
-                    "fold": r.fold,
-                    "row": data.graph_row[r.test_rows],
-                    "smiles": smiles[data.graph_row[r.test_rows]],
-                    "y_true": y[r.test_rows],
-                    "y_pred": r.predictions,
-                }
-            )
-            for r in results
-        ],
-        ignore_index=True,
-    )
+    oof = oof_frame(results, data, target)
     with atomic_write(directory / "oof_predictions.csv", newline="") as handle:
         oof.to_csv(handle, index=False, float_format="%.6g")
     history = [dict(h, repeat=r.repeat, fold=r.fold) for r in results for h in r.history]
