@@ -1,0 +1,1 @@
+"""Molecules to features: parsing and standardization, atom/bond graphs, RDKit descriptors, caching."""

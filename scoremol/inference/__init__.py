@@ -1,0 +1,1 @@
+"""Prediction: streaming, batched inference that keeps every input row in order."""

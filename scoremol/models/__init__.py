@@ -1,0 +1,1 @@
+"""Trained models: ensembles with a blended tree, safe model files, CatBoost, ScoreRegressor."""

@@ -1,0 +1,1 @@
+"""Training: the fit loop, spec-driven set-up, cross-validation and metrics."""
