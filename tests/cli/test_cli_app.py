@@ -68,3 +68,13 @@ def test_usage_errors_exit_2():
     assert code == 2 and "No such command 'frobnicate'" in err
     _, err, code = run_cli("predict", "CCO", "--workers", "0")
     assert code == 2 and "--workers" in err
+
+
+def test_models_lists_every_bundled_model_with_its_card():
+    from scoremol.pretrained import MODELS
+
+    stdout, err, code = run_cli("models", env={"COLUMNS": "200"})
+    assert code == 0, err
+    for model in MODELS.values():
+        assert model.name in stdout and model.training_data in stdout and model.benchmark in stdout
+    assert "(default)" in stdout and " MB" in stdout
