@@ -22,7 +22,7 @@ STATUS_INVALID = "invalid"
 STATUS_EMPTY = "empty"
 
 #: Bumped whenever the rules for which molecules are valid change (part of cache keys).
-PARSE_RULES_VERSION = 2
+PARSE_RULES_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def _standardize(mol: Chem.Mol, one_fragment: bool = False) -> tuple[Chem.Mol, s
     n_frags = 1 if one_fragment else len(Chem.GetMolFrags(mol))
     if n_frags > 1:
         mol = _fragment_chooser().choose(mol)
-        notes.append(f"kept largest of {n_frags} fragments")
+        notes.append(f"salt or mixture: predicted for its largest fragment alone (kept 1 of {n_frags} fragments)")
     neutral = not mol.HasSubstructMatch(_charged_atom())  # ~10x cheaper than looping over atoms
     if not neutral:
         before = Chem.GetFormalCharge(mol), sum(1 for a in mol.GetAtoms() if a.GetFormalCharge())
@@ -175,6 +175,10 @@ def finish_molecule(mol: Chem.Mol, standardize: bool, smiles: str | None = None)
     connected = from_text and "." not in smiles
     organic_subset = from_text and "[" not in smiles and "|" not in smiles
     note, neutral = "", False
+    if not standardize and not connected:
+        n_frags = len(Chem.GetMolFrags(mol))
+        if n_frags > 1:  # a salt's counter-ion changes its solubility: say what was predicted
+            note = f"salt or mixture of {n_frags} fragments: predicted as given"
     if standardize:
         try:
             mol, note, neutral = _standardize(mol, one_fragment=connected)

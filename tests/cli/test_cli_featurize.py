@@ -25,7 +25,7 @@ def test_featurize_bad_rows_with_reasons_and_strict(tmp_path):
     lines = report.read_text().splitlines()
     assert len(lines) == 6
     assert lines[2].endswith("empty,empty SMILES")
-    assert "kept largest of 2 fragments" in lines[4]
+    assert "kept 1 of 2 fragments" in lines[4]
     _, err, code = run_cli("featurize", str(src), "-o", str(tmp_path / "g.pt"), "--strict")
     assert code == 1 and "with --strict" in err and "Traceback" not in err
     assert not (tmp_path / "g.pt").exists()

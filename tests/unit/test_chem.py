@@ -20,7 +20,8 @@ def test_hydrochloride_keeps_organic_part():
 def test_no_standardize_keeps_everything():
     p = parse_molecule("CC(=O)[O-].[Na+]", standardize=False)
     assert Chem.MolToSmiles(p.mol) == "CC(=O)[O-].[Na+]"
-    assert p.reason.startswith("contains Na")  # the sodium stays, and is flagged
+    # the salt is predicted as given, and its sodium is flagged
+    assert p.reason.startswith("salt or mixture of 2 fragments: predicted as given; contains Na")
 
 
 def test_invalid_and_empty_have_reasons():
@@ -38,3 +39,16 @@ def test_whitespace_is_stripped():
 def test_unchanged_molecule_has_no_note():
     p = parse_molecule("c1ccccc1O")
     assert p.status == "ok" and p.reason == ""
+
+
+def test_salts_say_what_was_predicted():
+    """A salt's counter-ion changes its solubility, so the reason says which form was predicted."""
+    from scoremol.featurizers.molecule import parse_molecule
+
+    stripped = parse_molecule("O=C([O-])c1ccccc1.[Na+]", standardize=True)
+    assert stripped.mol.GetNumAtoms() == 9 and "predicted for its largest fragment alone" in stripped.reason
+    kept = parse_molecule("O=C([O-])c1ccccc1.[Na+]", standardize=False)
+    assert kept.mol.GetNumAtoms() == 10 and kept.reason.startswith("salt or mixture of 2 fragments: predicted as given")
+    mixture = parse_molecule("CCO.c1ccccc1", standardize=False)
+    assert mixture.reason == "salt or mixture of 2 fragments: predicted as given"
+    assert parse_molecule("c1ccccc1", standardize=False).reason == ""
