@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import subprocess
 import sys
@@ -88,16 +89,23 @@ def run_scoremol(name: str, seed: int, train: pd.DataFrame, test: pd.DataFrame, 
 
 
 def run_chemprop(venv: Path, rdkit: bool, seed: int, train: pd.DataFrame, test: pd.DataFrame) -> dict:
-    exe = venv / "bin" / "chemprop"
+    """chemprop's defaults on the same rows, holding out a seeded 10 % for its model choice
+    (as scoremol's networks do), on the CPU without data-loader workers."""
+    exe = str(venv / "bin" / "chemprop")
+    cpu = ["--num-workers", "0", "--accelerator", "cpu", "--devices", "1"]
+    extra = ["--molecule-featurizers", "v1_rdkit_2d_normalized"] if rdkit else []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         train.to_csv(tmp / "train.csv", index=False)
         test[["smiles"]].to_csv(tmp / "test.csv", index=False)
-        extra = ["--molecule-featurizers", "v1_rdkit_2d_normalized"] if rdkit else []
+        order = np.random.default_rng(seed).permutation(len(train))
+        n_val = int(round(0.1 * len(train)))
+        split = [{"train": sorted(order[n_val:].tolist()), "val": sorted(order[:n_val].tolist()), "test": []}]
+        (tmp / "split.json").write_text(json.dumps(split))
         start = time.perf_counter()
         subprocess.run(
             [
-                str(exe),
+                exe,
                 "train",
                 "-i",
                 str(tmp / "train.csv"),
@@ -107,22 +115,23 @@ def run_chemprop(venv: Path, rdkit: bool, seed: int, train: pd.DataFrame, test: 
                 "y",
                 "--task-type",
                 "regression",
-                "--data-seed",
-                str(seed),
+                "--splits-file",
+                str(tmp / "split.json"),
                 "--pytorch-seed",
                 str(seed),
                 "-o",
                 str(tmp / "out"),
+                *cpu,
                 *extra,
             ],
             check=True,
             capture_output=True,
         )
         seconds = time.perf_counter() - start
-        model = next((tmp / "out").rglob("best*.pt"))
+        model = sorted((tmp / "out").rglob("best*.pt"))[0]
         subprocess.run(
             [
-                str(exe),
+                exe,
                 "predict",
                 "-i",
                 str(tmp / "test.csv"),
@@ -132,12 +141,13 @@ def run_chemprop(venv: Path, rdkit: bool, seed: int, train: pd.DataFrame, test: 
                 str(model),
                 "-o",
                 str(tmp / "pred.csv"),
+                *cpu,
                 *extra,
             ],
             check=True,
             capture_output=True,
         )
-        pred = pd.read_csv(tmp / "pred.csv")["y"].to_numpy(dtype=float)
+        pred = pd.read_csv(tmp / "pred.csv").iloc[:, -1].to_numpy(dtype=float)
     failed = int(np.isnan(pred).sum())
     pred = np.where(np.isnan(pred), train.y.mean(), pred)
     return {**metrics(test.y.to_numpy(), pred), "train_s": seconds, "test_failed": failed}
