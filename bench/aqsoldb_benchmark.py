@@ -50,9 +50,12 @@ def load(standardize: bool, drop_inorganic: bool, dedupe: str) -> tuple[pd.DataF
     test = pd.DataFrame({"smiles": test.SMILES.to_numpy(), "y": test.Solubility.to_numpy()})
     counts = {"train_rows": len(train)}
     parsed = [parse_molecule(s, standardize=standardize) for s in train.smiles]
-    train["key"] = [Chem.MolToSmiles(p.mol) if p.mol is not None else s for p, s in zip(parsed, train.smiles)]
+    valid = [p.mol is not None for p in parsed]  # 2 rows RDKit cannot parse; chemprop stops on them
+    counts["unparsable"] = int(len(train) - sum(valid))
+    train, parsed = train[valid], [p for p, ok in zip(parsed, valid) if ok]
+    train["key"] = [Chem.MolToSmiles(p.mol) for p in parsed]
     if drop_inorganic:
-        organic = [p.mol is not None and _organic(p.mol) for p in parsed]
+        organic = [_organic(p.mol) for p in parsed]
         counts["dropped_inorganic"] = int(len(train) - sum(organic))
         train = train[organic]
     if dedupe == "mean":  # one row per structure after standardization, the mean of its values
