@@ -48,7 +48,7 @@ def load(standardize: bool, drop_inorganic: bool, dedupe: str) -> tuple[pd.DataF
     test = data.iloc[split.loc[split.set == "test", "row"].to_numpy()]
     train = pd.DataFrame({"smiles": train.SMILES.to_numpy(), "y": train.Solubility.to_numpy()})
     test = pd.DataFrame({"smiles": test.SMILES.to_numpy(), "y": test.Solubility.to_numpy()})
-    counts = {"train_rows": len(train)}
+    counts = {"train_rows": len(train), "unparsable": 0, "dropped_inorganic": 0, "merged_duplicates": 0}
     parsed = [parse_molecule(s, standardize=standardize) for s in train.smiles]
     valid = [p.mol is not None for p in parsed]  # 2 rows RDKit cannot parse; chemprop stops on them
     counts["unparsable"] = int(len(train) - sum(valid))
