@@ -51,7 +51,7 @@ def predict(
         typer.Option(
             "--model",
             "-m",
-            help="Model file, or a bundled model: esol (default, accurate) or fast (screening).",
+            help="Model file, or a bundled model (see scoremol models): aqsoldb (default), esol, fast (screening).",
             rich_help_panel=INPUT,
             show_default=False,
         ),
@@ -120,10 +120,10 @@ def predict(
     path, smiles = resolve_inputs(inputs)
     model_path, bundled = resolve_model(model)
     if bundled is not None:
-        info(
-            f"using the bundled {'fast ' if bundled == 'fast' else ''}ESOL solubility model ({model_path.name})"
-            + ("; pass --model to use your own" if bundled == "esol" else "")
-        )
+        from scoremol.pretrained import MODELS
+
+        card = MODELS[bundled]
+        info(f"using the bundled model {bundled!r} ({card.training_data}; {card.benchmark}); --model chooses another")
     dev = resolve_device(device)
     trained = load_model(model_path)
     if network_only:

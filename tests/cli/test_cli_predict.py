@@ -73,7 +73,7 @@ def test_a_missing_file_is_a_one_line_error(tiny_model, tmp_path):
 def test_a_data_set_name_with_the_bundled_fast_model():
     stdout, err, code = run_cli("predict", "esol", "--model", "fast")
     assert code == 0, err
-    assert "bundled fast ESOL solubility model" in err and "pass --model" not in err
+    assert "using the bundled model 'fast' (ESOL, 1,128 molecules" in err
     frame = _frame(stdout)
     assert len(frame) == 1128 and (frame["status"] == "ok").all()
     assert {ESOL_TARGET, PRED, "status", "reason"} <= set(frame.columns) and STD not in frame.columns
@@ -84,7 +84,7 @@ def test_a_data_set_name_with_the_bundled_fast_model():
 def test_predict_without_model_uses_the_bundled_one():
     stdout, err, code = run_cli("predict", str(EXAMPLES))
     assert code == 0, err
-    assert "using the bundled ESOL solubility model (esol_solubility.pt); pass --model to use your own" in err
+    assert "using the bundled model 'aqsoldb' (AqSolDB, 9,857 compounds" in err and "--model chooses another" in err
     frame = _frame(stdout).set_index("name")
     assert len(frame) == 22 and (frame["status"] == "ok").all()
     logs = frame[PRED].astype(float)
