@@ -2,14 +2,16 @@
 # Rebuild the bundled models exactly as shipped, seed 0:
 #   aqsoldb_solubility.pt    the default model of `scoremol predict`: `scoremol train`'s defaults on all
 #                            of AqSolDB, molecules as given (--no-standardize: salts keep counter-ions)
+#   aqsoldb_solubility_fast.pt  `--preset fast` on the same data, `--model fast` (screening)
 # and, trained on all 1128 ESOL molecules:
 #   esol_solubility.pt       the default configuration of `scoremol train` (scoremol/spec.py:
 #                            a 5-member DMPNN/SCORE ensemble blended with CatBoost on RDKit descriptors)
-#   esol_solubility_fast.pt  `--preset fast` (one hidden-64 graph-only network), `--model fast`
+#   esol_solubility_fast.pt  `--preset fast` (one hidden-64 graph-only network), `--model esol-fast`
 # Uses the copy of esol.csv shipped in data/ (or $SCOREMOL_DATA when set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/scoremol train aqsoldb --no-standardize --seed 0 -o scoremol/pretrained/aqsoldb_solubility.pt
+.venv/bin/scoremol train aqsoldb --no-standardize --preset fast --seed 0 -o scoremol/pretrained/aqsoldb_solubility_fast.pt
 .venv/bin/scoremol train esol --seed 0 -o scoremol/pretrained/esol_solubility.pt
 .venv/bin/scoremol train esol --seed 0 --preset fast -o scoremol/pretrained/esol_solubility_fast.pt
 ls -l scoremol/pretrained/*.pt

@@ -51,7 +51,7 @@ def predict(
         typer.Option(
             "--model",
             "-m",
-            help="Model file, or a bundled model (see scoremol models): aqsoldb (default), esol, fast (screening).",
+            help="Model file, or a bundled model (scoremol models): aqsoldb (default), fast, esol, esol-fast.",
             rich_help_panel=INPUT,
             show_default=False,
         ),

@@ -71,9 +71,9 @@ def test_a_missing_file_is_a_one_line_error(tiny_model, tmp_path):
 
 
 def test_a_data_set_name_with_the_bundled_fast_model():
-    stdout, err, code = run_cli("predict", "esol", "--model", "fast")
+    stdout, err, code = run_cli("predict", "esol", "--model", "esol-fast")
     assert code == 0, err
-    assert "using the bundled model 'fast' (ESOL, 1,128 molecules" in err
+    assert "using the bundled model 'esol-fast' (ESOL, 1,128 molecules" in err
     frame = _frame(stdout)
     assert len(frame) == 1128 and (frame["status"] == "ok").all()
     assert {ESOL_TARGET, PRED, "status", "reason"} <= set(frame.columns) and STD not in frame.columns

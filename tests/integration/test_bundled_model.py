@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from scoremol.data.read import read_input
 from scoremol.inference.predict import predict_chunk
@@ -72,10 +73,11 @@ def test_bundled_esol_model_predicts_sensibly():
     assert (frame[STD].astype(float) >= 0).all()
 
 
-def test_bundled_fast_model_is_the_fast_preset_and_predicts_sensibly():
+@pytest.mark.parametrize("name, target, molecules", [("fast", "Solubility", 9857), ("esol-fast", ESOL_TARGET, 1128)])
+def test_bundled_fast_models_are_the_fast_preset_and_predict_sensibly(name, target, molecules):
     fast = TrainingSpec(preset="fast").resolved()
-    model = load_model(bundled_model_path("fast"))
-    assert model.target_names == [ESOL_TARGET] and model.metrics["n_train_molecules"] == 1128
+    model = load_model(bundled_model_path(name))
+    assert model.target_names == [target] and model.metrics["n_train_molecules"] == molecules
     assert len(model.members) == fast.ensemble and model.tree is None
     assert model.model_config.hidden == fast.hidden and model.model_config.dropout == fast.dropout
     assert not model.model_config.use_descriptors and not model.featurizer.descriptors
@@ -86,9 +88,9 @@ def test_bundled_fast_model_is_the_fast_preset_and_predicts_sensibly():
     assert STD not in frame.columns  # one network: no spread
 
 
-def test_bundled_fast_model_fits_esol():
+def test_bundled_esol_fast_model_fits_esol():
     """Trained on all of ESOL, it should reproduce ESOL far better than the spread of the data."""
-    model = load_model(bundled_model_path("fast"))
+    model = load_model(bundled_model_path("esol-fast"))
     frame = predict_chunk(model, read_input(str(ROOT / "data" / "esol.csv")))
     measured = frame[ESOL_TARGET].astype(float).to_numpy()
     rmse = float(np.sqrt(np.mean((frame[PRED].to_numpy() - measured) ** 2)))
