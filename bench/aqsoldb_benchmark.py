@@ -81,14 +81,19 @@ def metrics(y: np.ndarray, pred: np.ndarray) -> dict:
     }
 
 
+def score(pred: np.ndarray, train: pd.DataFrame, test: pd.DataFrame, seconds: float) -> dict:
+    """Metrics over every test row: a molecule without a prediction counts as the training mean."""
+    failed = int(np.isnan(pred).sum())
+    pred = np.where(np.isnan(pred), train.y.mean(), pred)
+    return {**metrics(test.y.to_numpy(), pred), "train_s": seconds, "test_failed": failed}
+
+
 def run_scoremol(name: str, seed: int, train: pd.DataFrame, test: pd.DataFrame, standardize: bool) -> dict:
     start = time.perf_counter()
     model = ScoreRegressor(**SPECS[name], seed=seed, standardize=standardize).fit(train.smiles, train.y)
     seconds = time.perf_counter() - start
     pred = model.predict(test.smiles)
-    failed = int(np.isnan(pred).sum())
-    pred = np.where(np.isnan(pred), train.y.mean(), pred)
-    return {**metrics(test.y.to_numpy(), pred), "train_s": seconds, "test_failed": failed}
+    return score(pred, train, test, seconds)
 
 
 def run_chemprop(venv: Path, rdkit: bool, seed: int, train: pd.DataFrame, test: pd.DataFrame) -> dict:
@@ -151,9 +156,7 @@ def run_chemprop(venv: Path, rdkit: bool, seed: int, train: pd.DataFrame, test: 
             capture_output=True,
         )
         pred = pd.read_csv(tmp / "pred.csv").iloc[:, -1].to_numpy(dtype=float)
-    failed = int(np.isnan(pred).sum())
-    pred = np.where(np.isnan(pred), train.y.mean(), pred)
-    return {**metrics(test.y.to_numpy(), pred), "train_s": seconds, "test_failed": failed}
+    return score(pred, train, test, seconds)
 
 
 def main() -> None:

@@ -113,3 +113,15 @@ def catboost_from_bytes(blob: bytes):
     from catboost import CatBoostRegressor
 
     return CatBoostRegressor().load_model(blob=blob)
+
+
+def fit_tree_blend(
+    data: FeaturizedDataset, target: str, rows: np.ndarray, weight: float, seed: int = 0, val_fraction: float = 0.0
+):
+    """A CatBoost model on ``data``'s descriptors (rows ``rows``), stored as a
+    :class:`~scoremol.models.trained.TreeBlend` of ``weight`` (1: the tree alone)."""
+    from scoremol.models.trained import TreeBlend
+
+    x = catboost_features(data, morgan=False)
+    booster, best = fit_catboost(x, data.column_values(target), rows, seed=seed, val_fraction=val_fraction)
+    return TreeBlend(catboost_to_bytes(booster), weight, best)

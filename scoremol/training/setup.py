@@ -212,8 +212,8 @@ def fit_catboost_model(
 ) -> TrainedModel:
     """The CatBoost baseline as a model file like any other: a tree of weight 1, no networks."""
     from scoremol.data.scaling import TargetScaler
-    from scoremol.models.catboost import catboost_features, catboost_to_bytes, fit_catboost
-    from scoremol.models.trained import TrainedModel, TreeBlend
+    from scoremol.models.catboost import fit_tree_blend
+    from scoremol.models.trained import TrainedModel
     from scoremol.nn import ModelConfig
 
     spec = spec.resolved()
@@ -229,9 +229,7 @@ def fit_catboost_model(
     if on_phase is not None:
         on_phase("CatBoost")
     start = time.perf_counter()
-    booster, best = fit_catboost(
-        catboost_features(data, morgan=False), y, labelled, seed=spec.seed, val_fraction=spec.val_fraction
-    )
+    tree = fit_tree_blend(data, targets[0], labelled, 1.0, seed=spec.seed, val_fraction=spec.val_fraction)
     return TrainedModel(
         model_config=ModelConfig(),  # unused: no networks
         featurizer=data.settings,
@@ -249,5 +247,5 @@ def fit_catboost_model(
             "seconds": time.perf_counter() - start,
             "parameters": 0,
         },
-        tree=TreeBlend(catboost_to_bytes(booster), 1.0, best),
+        tree=tree,
     )
