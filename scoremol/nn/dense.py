@@ -3,11 +3,11 @@ dense layer applied recurrently), both through the same :class:`Depth` as the GN
 
 from __future__ import annotations
 
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from scoremol.nn.activations import make_activation
 from scoremol.nn.config import ModelConfig
+from scoremol.nn.dropout import dropout
 from scoremol.nn.head import get_descriptors, make_head
 
 
@@ -36,7 +36,7 @@ class DenseBlock(nn.Module):
         self.lin = nn.Linear(hidden, hidden)
 
     def forward(self, h: Tensor, ctx=None) -> Tensor:
-        return self.lin(F.dropout(h, self.dropout, self.training))
+        return self.lin(dropout(h, self.dropout, self.training))
 
 
 class DenseModel(nn.Module):
@@ -73,4 +73,4 @@ class DenseModel(nn.Module):
             num = desc.size(0) if isinstance(desc, Tensor) and desc.dim() == 2 else 1
         desc = get_descriptors(data, int(num), self.config.descriptor_dim, self.input.weight)
         h = self.depth(self.act(self.input(desc)))
-        return self.head(F.dropout(h, self.config.dropout, self.training))
+        return self.head(dropout(h, self.config.dropout, self.training))

@@ -10,6 +10,7 @@ from scoremol.nn.activations import make_activation
 from scoremol.nn.blocks import BLOCKS
 from scoremol.nn.config import ModelConfig
 from scoremol.nn.context import GraphContext, graph_index, reverse_edge_index
+from scoremol.nn.dropout import dropout
 from scoremol.nn.scatter import scatter_sum
 
 
@@ -102,7 +103,7 @@ class DMPNNEncoder(nn.Module):
         h = self.depth(self.act(edge_input), ctx)
         incoming = scatter_sum(h, dst, data.num_nodes)
         atoms = self.act(self.W_o(torch.cat([x, incoming], dim=-1)))
-        return F.dropout(atoms, self.config.dropout, self.training)
+        return dropout(atoms, self.config.dropout, self.training)
 
 
 def build_encoder(config: ModelConfig) -> nn.Module:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from scoremol.nn.activations import make_activation
 from scoremol.nn.config import ModelConfig
+from scoremol.nn.dropout import dropout
 
 
 class MLPHead(nn.Module):
@@ -37,7 +37,7 @@ class MLPHead(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         for lin in self.lins[:-1]:
-            x = F.dropout(self.act(lin(x)), self.dropout, self.training)
+            x = dropout(self.act(lin(x)), self.dropout, self.training)
         return self.lins[-1](x)
 
 

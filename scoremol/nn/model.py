@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from scoremol.nn.config import ARCHITECTURES, ModelConfig
 from scoremol.nn.context import graph_index
 from scoremol.nn.dense import DenseModel
+from scoremol.nn.dropout import dropout
 from scoremol.nn.encoder import build_encoder
 from scoremol.nn.head import get_descriptors, make_head
 from scoremol.nn.readout import READOUTS
@@ -47,7 +47,7 @@ class GraphModel(nn.Module):
         if self.config.use_descriptors:
             desc = get_descriptors(data, num_graphs, self.config.descriptor_dim, g)
             g = torch.cat([g, desc], dim=-1)
-        return self.head(F.dropout(g, self.config.dropout, self.training))
+        return self.head(dropout(g, self.config.dropout, self.training))
 
 
 def build_model(config: ModelConfig) -> nn.Module:

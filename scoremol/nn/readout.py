@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from scoremol.nn.activations import ActivationSpec, make_activation
+from scoremol.nn.dropout import dropout
 from scoremol.nn.scatter import scatter_mean, scatter_sum, segment_softmax
 
 
@@ -96,7 +97,7 @@ class MolAttFPReadout(nn.Module):
         for _ in range(self.steps):
             a = F.leaky_relu(F.linear(m, w_m).index_select(0, batch) + atom_score)
             alpha = segment_softmax(a, batch, num_graphs)
-            step_values = self.attend(F.dropout(h, self.dropout, True)) if fresh_dropout else values
+            step_values = self.attend(dropout(h, self.dropout, True)) if fresh_dropout else values
             c = F.elu(scatter_sum(alpha * step_values, batch, num_graphs))
             m = self.act(self.gru(c, m))
         return m

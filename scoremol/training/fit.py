@@ -23,6 +23,7 @@ from scoremol.device import resolve_device  # noqa: F401  (re-exported: scoremol
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.trained import Member, TrainedModel
+from scoremol.training.members import member_plan, train_members
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.spec import DEFAULTS
 
@@ -44,6 +45,8 @@ class TrainConfig:
     seed: int = DEFAULTS.seed
     ensemble: int = DEFAULTS.ensemble
     device: str = DEFAULTS.device
+    #: processes training members side by side (None: one per core, see training.members)
+    workers: int | None = None
     #: weight of a CatBoost model on RDKit descriptors blended into the mean (0 = none)
     catboost_weight: float = DEFAULTS.blend_catboost
 
@@ -51,6 +54,8 @@ class TrainConfig:
         for name in ("epochs", "batch_size", "ensemble"):
             if getattr(self, name) < 1:
                 raise ScoremolError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if self.workers is not None and self.workers < 1:
+            raise ScoremolError(f"workers must be at least 1, got {self.workers}")
         if not 0.0 <= self.val_fraction < 1.0:
             raise ScoremolError(f"val_fraction must be in [0, 1), got {self.val_fraction}")
         if self.lr <= 0:
@@ -241,7 +246,7 @@ def train_model(
             raise ScoremolError("use_descriptors=True needs featurized descriptors")
         descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
-    members = []
+    jobs = []
     n_val = int(round(config.val_fraction * len(graphs)))
     for k in range(config.ensemble):
         seed = config.seed + k
@@ -251,11 +256,9 @@ def train_model(
             train_idx, val_idx = train_test_split(np.arange(len(graphs)), test_size=n_val, random_state=seed)
         else:
             train_idx, val_idx = np.arange(len(graphs)), np.arange(0)
-        members.append(
-            fit_member(
-                graphs, np.sort(train_idx), np.sort(val_idx), model_config, config, target_scaler, seed, k, on_epoch
-            )
-        )
+        jobs.append((graphs, np.sort(train_idx), np.sort(val_idx), model_config, config, target_scaler, seed, k))
+    plan = member_plan(config.ensemble, str(resolve_device(config.device)), config.workers)
+    members = train_members(fit_member, jobs, plan, on_epoch)
     tree = None
     if config.catboost_weight > 0:
         from scoremol.models.catboost import fit_tree_blend

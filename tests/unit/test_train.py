@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig
@@ -103,3 +104,41 @@ def test_without_a_validation_split_every_epoch_runs_and_the_last_is_kept(esol_d
     assert math.isnan(member.best_val_rmse) and model.metrics["best_val_rmse_mean"] is None
     assert model.metrics["n_train_molecules"] == 60
     assert member.history[-1]["lr"] < member.history[1]["lr"]  # the schedule decays to its end
+
+
+def test_members_trained_side_by_side_equal_members_trained_in_turn(esol_data):
+    """Two worker processes or one: the same seed gives the same members (each member is
+    trained on the same number of threads either way), and every epoch is reported."""
+    rows = np.arange(70)
+    seen = []
+    one = quick_config(epochs=3, ensemble=3, workers=1)
+    two = quick_config(epochs=3, ensemble=3, workers=2)
+    a = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), one, rows=rows)
+    b = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), two, rows=rows,
+                    on_epoch=lambda member, record: seen.append((member, record["epoch"])))
+    for ma, mb in zip(a.members, b.members, strict=True):
+        assert ma.seed == mb.seed
+        for key in ma.state_dict:
+            assert torch.equal(ma.state_dict[key], mb.state_dict[key]), key
+    assert sorted(seen) == [(m, e) for m in range(3) for e in range(1, 4)]
+
+
+def test_member_plan_uses_a_core_per_member():
+    from scoremol.training.members import member_plan
+
+    assert member_plan(5, cpus=2) == member_plan(2, cpus=2) == (2, 1)
+    assert member_plan(1, cpus=4) == (1, 4)
+    assert member_plan(3, cpus=8) == (3, 2)
+    assert member_plan(5, device="cuda", cpus=8).processes == 1
+
+
+def test_an_error_in_a_member_process_reaches_the_caller():
+    from scoremol.training.members import member_plan, train_members
+
+    def fit(k, on_epoch=None):
+        if k == 1:
+            raise ValueError("member 1 failed")
+        return k
+
+    with pytest.raises(ValueError, match="member 1 failed"):
+        train_members(fit, [(0,), (1,)], member_plan(2, cpus=2))

@@ -8,6 +8,7 @@ from torch_geometric.nn.models.attentive_fp import GATEConv
 
 from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
+from scoremol.nn.dropout import dropout
 
 
 @register_block("attentivefp")
@@ -45,6 +46,6 @@ class AttentiveFPBlock(nn.Module):
         self.gru = nn.GRUCell(hidden, hidden)
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        x = F.dropout(h, self.dropout, self.training)
+        x = dropout(h, self.dropout, self.training)
         c = F.elu(self.conv(x, ctx.edge_index, ctx.edge_attr))
         return self.gru(c, x)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 
 from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
+from scoremol.nn.dropout import dropout
 from scoremol.nn.scatter import scatter_sum
 
 
@@ -63,5 +63,5 @@ class DMPNNBlock(nn.Module):
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
         if ctx.edge_input is None or ctx.rev_index is None:
             raise ValueError("DMPNNBlock needs ctx.edge_input and ctx.rev_index (build it through DMPNNEncoder)")
-        m = F.dropout(dmpnn_message(h, ctx), self.dropout, self.training)
+        m = dropout(dmpnn_message(h, ctx), self.dropout, self.training)
         return torch.addmm(ctx.edge_input, m, self.W_h.weight.t())  # h0 + W_h m in one pass

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import GATv2Conv
 
 from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
+from scoremol.nn.dropout import dropout
 
 
 @register_block("gat")
@@ -40,5 +40,5 @@ class GATBlock(nn.Module):
         self.proj = nn.Linear(heads * hidden, hidden)
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        x = F.dropout(h, self.dropout, self.training)
+        x = dropout(h, self.dropout, self.training)
         return self.proj(self.conv(x, ctx.edge_index, ctx.edge_attr))

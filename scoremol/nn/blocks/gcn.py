@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import GCNConv
 
 from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
+from scoremol.nn.dropout import dropout
 
 
 @register_block("gcn")
@@ -38,6 +38,6 @@ class GCNBlock(nn.Module):
         self.conv = GCNConv(hidden, hidden)
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        x = F.dropout(h, self.dropout, self.training)
+        x = dropout(h, self.dropout, self.training)
         weight = torch.sigmoid(self.edge_weight(ctx.edge_attr)).squeeze(-1)
         return self.conv(x, ctx.edge_index, weight)

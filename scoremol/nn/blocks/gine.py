@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import GINEConv
 
 from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
+from scoremol.nn.dropout import dropout
 
 
 @register_block("gine")
@@ -37,5 +37,5 @@ class GINEBlock(nn.Module):
         self.conv = GINEConv(mlp, train_eps=True, edge_dim=edge_dim)
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        x = F.dropout(h, self.dropout, self.training)
+        x = dropout(h, self.dropout, self.training)
         return self.conv(x, ctx.edge_index, ctx.edge_attr)

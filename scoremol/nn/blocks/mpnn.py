@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import NNConv
 
 from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
+from scoremol.nn.dropout import dropout
 
 
 def default_rank(hidden: int) -> int:
@@ -59,5 +59,5 @@ class MPNNBlock(nn.Module):
         self.root = nn.Linear(hidden, hidden, bias=False)
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        x = F.dropout(h, self.dropout, self.training)
+        x = dropout(h, self.dropout, self.training)
         return self.conv(self.down(x), ctx.edge_index, ctx.edge_attr) + self.root(x)

@@ -3,12 +3,12 @@ then a position-wise feed-forward network."""
 
 from __future__ import annotations
 
-import torch.nn.functional as F
 from torch import Tensor, nn
 from torch_geometric.nn import TransformerConv
 
 from scoremol.nn.blocks import register_block
 from scoremol.nn.context import GraphContext
+from scoremol.nn.dropout import dropout
 
 
 @register_block("transformer")
@@ -52,5 +52,5 @@ class TransformerBlock(nn.Module):
         self.ffn = nn.Sequential(nn.Linear(hidden, 2 * hidden), nn.ReLU(), nn.Linear(2 * hidden, hidden))
 
     def forward(self, h: Tensor, ctx: GraphContext) -> Tensor:
-        x = F.dropout(h, self.dropout, self.training)
+        x = dropout(h, self.dropout, self.training)
         return self.ffn(self.norm(self.attn(x, ctx.edge_index, ctx.edge_attr)))

@@ -21,6 +21,7 @@ from scoremol.featurizers.graph import BOND_DIM, smiles_to_graph
 from scoremol.nn import BLOCKS, GRAPH_ARCHITECTURES, ModelConfig, build_model
 from scoremol.nn.blocks import BLOCK_ARGS, block_names, get_block
 from scoremol.nn.context import GraphContext, reverse_edge_index
+from scoremol.nn.dropout import dropout
 
 NN_DIR = Path(blocks_pkg.__file__).resolve().parents[1]
 BLOCK_DIR = NN_DIR / "blocks"
@@ -128,9 +129,9 @@ def extra_block_dir(tmp_path, monkeypatch):
 
 
 TOY_BLOCK = '''
-import torch.nn.functional as F
 from torch import nn
 from scoremol.nn.blocks import register_block
+from scoremol.nn.dropout import dropout
 from scoremol.nn.scatter import scatter_sum
 
 
@@ -145,7 +146,7 @@ class ToyBlock(nn.Module):
         self.bond = nn.Linear(edge_dim, hidden)
 
     def forward(self, h, ctx):
-        x = F.dropout(h, self.dropout, self.training)
+        x = dropout(h, self.dropout, self.training)
         src, dst = ctx.edge_index
         msg = x.index_select(0, src) * self.bond(ctx.edge_attr)
         return self.lin(x + scatter_sum(msg, dst, ctx.num_nodes))
@@ -262,7 +263,7 @@ def test_dropout_is_only_on_the_block_input(arch: str) -> None:
     torch.manual_seed(7)
     trained = block.train()(h, ctx)
     torch.manual_seed(7)
-    dropped = F.dropout(h, 0.5, True)
+    dropped = dropout(h, 0.5, True)
     expected = block.eval()(dropped, ctx)
     torch.testing.assert_close(trained, expected, rtol=0, atol=0)
     assert not torch.allclose(trained, block(h, ctx))  # the dropout did something
@@ -279,7 +280,7 @@ def test_dense_block_follows_the_same_rules() -> None:
     torch.manual_seed(7)
     trained = block.train()(h)
     torch.manual_seed(7)
-    expected = block.eval()(F.dropout(h, 0.5, True))
+    expected = block.eval()(dropout(h, 0.5, True))
     torch.testing.assert_close(trained, expected, rtol=0, atol=0)
     assert block(h, None).shape == h.shape and bool((block(h) < 0).any())
 
@@ -293,7 +294,7 @@ def test_dmpnn_drops_its_message_the_one_documented_exception() -> None:
     torch.manual_seed(7)
     trained = block.train()(h, ctx)
     torch.manual_seed(7)
-    m = F.dropout(dmpnn_message(h, ctx), 0.5, True)
+    m = dropout(dmpnn_message(h, ctx), 0.5, True)
     torch.testing.assert_close(trained, ctx.edge_input + m @ block.W_h.weight.T)
 
 

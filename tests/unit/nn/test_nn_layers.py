@@ -14,6 +14,7 @@ from scoremol.nn.blocks.dmpnn import DMPNNBlock, dmpnn_message
 from scoremol.nn.blocks.gcn import GCNBlock
 from scoremol.nn.blocks.mpnn import MPNNBlock
 from scoremol.nn.context import GraphContext, reverse_edge_index
+from scoremol.nn.dropout import dropout
 from scoremol.nn.encoder import DMPNNEncoder
 from scoremol.nn.readout import MolAttFPReadout
 
@@ -134,7 +135,7 @@ def test_molattfp_training_dropout_draws_a_fresh_mask_every_step() -> None:
     for _ in range(3):
         a = F.leaky_relu(ro.align(torch.cat([m[batch.batch], h], -1)))
         alpha = torch.cat([torch.softmax(a[batch.batch == g], 0) for g in range(batch.num_graphs)])
-        values = ro.attend(F.dropout(h, 0.5, True))
+        values = ro.attend(dropout(h, 0.5, True))
         c = F.elu(torch.zeros(batch.num_graphs, 8).index_add_(0, batch.batch, alpha * values))
         m = torch.relu(ro.gru(c, m))
     torch.testing.assert_close(out, m, rtol=1e-5, atol=1e-6)
