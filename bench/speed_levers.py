@@ -122,7 +122,8 @@ def main() -> None:
     summary.update({c: f"median {frame[c].median():.1f}" for c in frame if c.endswith("_s")})
     print(args.name, json.dumps(summary))
     with (OUT / "levers.jsonl").open("a") as fh:
-        fh.write(json.dumps({"name": args.name, "net": args.net, "tree": args.tree, "trees": args.trees, **summary}) + "\n")
+        record = {"name": args.name, "net": args.net, "tree": args.tree, "trees": args.trees, **summary}
+        fh.write(json.dumps(record) + "\n")
 
 
 if __name__ == "__main__":

@@ -23,9 +23,9 @@ from scoremol.device import resolve_device  # noqa: F401  (re-exported: scoremol
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.trained import Member, TrainedModel
-from scoremol.training.members import member_plan, train_members
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.spec import DEFAULTS
+from scoremol.training.members import member_plan, train_members
 
 EpochCallback = Callable[[int, dict], None]  # (member index, epoch record)
 

@@ -41,7 +41,8 @@ kept because PyTorch Geometric's ``AttentiveFP`` applies ReLU to exactly this GR
 AttentiveFP's atom layer, and a block without the GRU would no longer be AttentiveFP.
 
 **Dropout: once, on the block's input.** The first line of ``forward`` is
-``x = dropout(h, self.dropout, self.training)`` (:func:`scoremol.nn.dropout.dropout`) and everything after reads ``x`` and is
+``x = dropout(h, self.dropout, self.training)`` (:func:`scoremol.nn.dropout.dropout`) and
+everything after reads ``x`` and is
 deterministic: no attention-coefficient dropout (PyG convs are built with
 ``dropout=0``), no dropout on hidden layers, residual branches or the output. So in
 training mode a block computes its eval-mode function of ``dropout(h)``; the tests check
