@@ -3,8 +3,9 @@
 Run: python bench/speed_levers.py NAME [--net KEY=VALUE ...] [--tree KIND] [--folds 0 1 2 3 4]
 
 Trains the network part of a spec (``--net`` overrides of :class:`scoremol.spec.TrainingSpec`,
-no blended tree) and a tree (``--tree``: ``tree`` = CatBoost on the 189 tree descriptors,
-``fast`` = on the 17 fast descriptors, ``fast+morgan`` = those plus Morgan counts, ``none``)
+no blended tree) and a tree (``--tree``: CatBoost on a named descriptor set such as ``tree``,
+``blend`` or ``fast``, or on a file of comma-separated descriptor names; ``+morgan``
+appends Morgan counts; ``none``)
 on each training portion, times both, and caches the test-fold predictions in
 ``bench/results/levers/NAME.npz`` so any network can be blended with any tree afterwards
 (``--blend NAME_NET NAME_TREE WEIGHT`` prints the blended RMSE). One fit at a time: do not
@@ -25,7 +26,7 @@ import torch
 from scoremol.data.registry import resolve
 from scoremol.featurizers.cache import featurize_input
 from scoremol.featurizers.dataset import FeaturizerSettings
-from scoremol.featurizers.descriptors import FAST_DESCRIPTORS, TREE_DESCRIPTORS, union
+from scoremol.featurizers.descriptors import DESCRIPTOR_SETS, FAST_DESCRIPTORS, TREE_DESCRIPTORS, union
 from scoremol.spec import TrainingSpec
 from scoremol.training.setup import fit_spec
 
@@ -46,10 +47,12 @@ def tree_features(data, kind: str) -> np.ndarray:
     from scoremol.models.catboost import morgan_counts
 
     names = list(data.settings.descriptor_names)
-    if kind == "tree":
-        cols = [names.index(n) for n in TREE_DESCRIPTORS]
-    else:
-        cols = [names.index(n) for n in FAST_DESCRIPTORS]
+    base = kind.removesuffix("+morgan")
+    if base in DESCRIPTOR_SETS:
+        chosen = DESCRIPTOR_SETS[base]
+    else:  # a file of comma-separated descriptor names
+        chosen = tuple(Path(base).read_text().strip().split(","))
+    cols = [names.index(n) for n in chosen]
     x = data.descriptors[:, cols].astype(np.float32)
     if kind.endswith("+morgan"):
         x = np.hstack([x, morgan_counts(data, size=1024)])

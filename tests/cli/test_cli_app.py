@@ -43,7 +43,7 @@ def test_train_help_at_80_columns_has_panels_and_no_bool_placeholders():
     for flag in ("--preset", "--arch", "--epochs", "--ensemble", "--blend-catboost", "--descriptors"):
         assert flag in out, flag
     words = " ".join(out.replace("│", " ").split())  # descriptions wrap inside their column
-    hidden = f"Hidden width. [accurate: {PRESETS['accurate']['hidden']}; fast: {PRESETS['fast']['hidden']}]"
+    hidden = "Hidden width. [" + "; ".join(f"{name}: {p['hidden']}" for name, p in PRESETS.items()) + "]"
     assert hidden in words
 
 

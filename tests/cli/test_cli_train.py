@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
-from scoremol.featurizers.descriptors import TREE_DESCRIPTORS
+from scoremol.featurizers.descriptors import BLEND_DESCRIPTORS, TREE_DESCRIPTORS
 from scoremol.models.checkpoint import load_model
 from tests.conftest import ESOL_TARGET, PRED, STD, esol_head, run_cli
 
@@ -105,7 +105,7 @@ def test_explicit_options_override_the_preset_and_unknown_presets_fail(tmp_path,
     assert model.model_config.hidden == 32 and model.model_config.use_descriptors and len(model.members) == 2
     assert model.model_config.dropout == 0.0  # not given: still the preset's
     _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--preset", "quick", "-o", str(model_path))
-    assert code == 1 and "unknown preset 'quick'" in err and "accurate, fast" in err
+    assert code == 1 and "unknown preset 'quick'" in err and "default, accurate, fast" in err
 
 
 def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
@@ -116,9 +116,9 @@ def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
     assert code == 0, err
     assert "CatBoost blend, weight 0.3" in err
     model = load_model(model_path)
-    # the tree's descriptors (all but the slowest) are computed; they include the network's
-    assert model.tree is not None and model.featurizer.descriptor_names == TREE_DESCRIPTORS
-    assert model.tree.weight == 0.3 and len(model.members) == 5  # the accurate preset's ensemble
+    # the tree's descriptors (the blend set) are computed; they include the network's
+    assert model.tree is not None and model.featurizer.descriptor_names == BLEND_DESCRIPTORS
+    assert model.tree.weight == 0.3 and len(model.members) == 4  # the default preset's ensemble
     out, err, code = run_cli("predict", "-", "-m", str(model_path), stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n")
     assert code == 0, err
     frame = pd.read_csv(io.StringIO(out), keep_default_na=False)

@@ -7,7 +7,13 @@ import dataclasses
 import pytest
 
 from scoremol.errors import ScoremolError
-from scoremol.featurizers.descriptors import ALL_DESCRIPTORS, FAST_DESCRIPTORS, TREE_DESCRIPTORS, union
+from scoremol.featurizers.descriptors import (
+    ALL_DESCRIPTORS,
+    BLEND_DESCRIPTORS,
+    FAST_DESCRIPTORS,
+    TREE_DESCRIPTORS,
+    union,
+)
 from scoremol.spec import (
     BASELINE_ARCHITECTURES,
     DEFAULT_PRESET,
@@ -20,18 +26,20 @@ from scoremol.spec import (
 from scoremol.training.setup import feature_plan
 
 #: The fields a preset decides: None until resolved.
-PRESET_FIELDS = ("hidden", "dropout", "descriptors", "epochs", "val_fraction", "ensemble", "blend_catboost")
+PRESET_FIELDS = (
+    "hidden", "dropout", "descriptors", "epochs", "val_fraction", "ensemble", "blend_catboost", "tree_descriptors"
+)
 
 
 def test_presets_decide_the_same_fields():
-    assert DEFAULT_PRESET == "accurate" and set(PRESETS) == {"accurate", "fast"}
+    assert DEFAULT_PRESET == "default" and set(PRESETS) == {"default", "accurate", "fast"}
     for values in PRESETS.values():
         assert set(values) == set(PRESET_FIELDS)
     unresolved = TrainingSpec()
     assert all(getattr(unresolved, name) is None for name in (*PRESET_FIELDS, "descriptor_set"))
 
 
-@pytest.mark.parametrize("preset", ["accurate", "fast"])
+@pytest.mark.parametrize("preset", ["default", "accurate", "fast"])
 def test_resolution_fills_every_preset_field(preset):
     spec = TrainingSpec(preset=preset).resolved()
     for name, value in PRESETS[preset].items():
@@ -41,11 +49,15 @@ def test_resolution_fills_every_preset_field(preset):
     assert all(value is not None for value in spec.to_dict().values())
 
 
-def test_defaults_are_the_resolved_accurate_preset():
-    assert DEFAULTS == TrainingSpec(preset="accurate").resolved()
+def test_defaults_are_the_resolved_default_preset():
+    assert DEFAULTS == TrainingSpec(preset="default").resolved()
     assert (DEFAULTS.arch, DEFAULTS.mode, DEFAULTS.readout) == ("dmpnn", "score", "molattfp")
-    assert (DEFAULTS.hidden, DEFAULTS.dropout, DEFAULTS.epochs, DEFAULTS.val_fraction) == (128, 0.2, 150, 0.1)
-    assert (DEFAULTS.ensemble, DEFAULTS.blend_catboost, DEFAULTS.descriptors) == (5, 0.4, True)
+    assert (DEFAULTS.hidden, DEFAULTS.dropout, DEFAULTS.epochs, DEFAULTS.val_fraction) == (128, 0.2, 60, 0.0)
+    assert (DEFAULTS.ensemble, DEFAULTS.blend_catboost, DEFAULTS.descriptors) == (4, 0.4, True)
+    assert DEFAULTS.tree_descriptors == "blend"
+    accurate = TrainingSpec(preset="accurate").resolved()  # the previous default, unchanged
+    assert (accurate.epochs, accurate.val_fraction, accurate.ensemble) == (150, 0.1, 5)
+    assert accurate.tree_descriptors == "tree"
 
 
 def test_explicit_options_win_over_the_preset():
@@ -86,7 +98,7 @@ def test_from_options_treats_none_as_not_given_and_names_unknown_options():
 
 
 def test_unknown_presets_and_architectures_are_value_errors():
-    with pytest.raises(ValueError, match="unknown preset 'quick'; choose one of accurate, fast"):
+    with pytest.raises(ValueError, match="unknown preset 'quick'; choose one of default, accurate, fast"):
         TrainingSpec(preset="quick")
     with pytest.raises(ValueError, match="unknown arch 'resnet'; choose one of gcn,.*score-mlp, catboost"):
         TrainingSpec(arch="resnet")
@@ -107,16 +119,16 @@ def test_specs_are_frozen_and_round_trip_through_dicts():
     assert TrainingSpec(**DEFAULTS.to_dict()) == DEFAULTS
 
 
-def test_model_and_train_config_defaults_are_the_accurate_preset():
+def test_model_and_train_config_defaults_are_the_default_preset():
     from scoremol.nn import ModelConfig
     from scoremol.training.fit import TrainConfig
 
     model, train = ModelConfig(), TrainConfig()
-    accurate = PRESETS["accurate"]
-    assert (model.hidden, model.dropout) == (accurate["hidden"], accurate["dropout"]) == (128, 0.2)
-    assert (train.epochs, train.val_fraction, train.ensemble) == (accurate["epochs"], accurate["val_fraction"],
-                                                                  accurate["ensemble"]) == (150, 0.1, 5)
-    assert train.catboost_weight == accurate["blend_catboost"] == 0.4
+    default = PRESETS["default"]
+    assert (model.hidden, model.dropout) == (default["hidden"], default["dropout"]) == (128, 0.2)
+    assert (train.epochs, train.val_fraction, train.ensemble) == (default["epochs"], default["val_fraction"],
+                                                                  default["ensemble"]) == (60, 0.0, 4)
+    assert train.catboost_weight == default["blend_catboost"] == 0.4
     for name in ("arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "heads"):
         assert getattr(model, name) == getattr(DEFAULTS, name), name
     for name in ("batch_size", "lr", "weight_decay", "patience", "seed", "device"):
@@ -141,10 +153,14 @@ def test_train_config_errors_name_parameters():
 
 
 def test_feature_plans():
-    default = feature_plan(TrainingSpec())  # the network fuses its 17; the tree reads the rest
+    default = feature_plan(TrainingSpec())  # the network fuses its 17; the tree reads the blend set
     assert default.network_descriptors == FAST_DESCRIPTORS
-    assert default.settings.descriptors and default.settings.descriptor_names == union(TREE_DESCRIPTORS,
-                                                                                       FAST_DESCRIPTORS)
+    assert default.settings.descriptors and default.settings.descriptor_names == BLEND_DESCRIPTORS
+    assert set(FAST_DESCRIPTORS) < set(BLEND_DESCRIPTORS) < set(TREE_DESCRIPTORS) and len(BLEND_DESCRIPTORS) == 50
+    accurate = feature_plan(TrainingSpec(preset="accurate"))
+    assert accurate.settings.descriptor_names == union(TREE_DESCRIPTORS, FAST_DESCRIPTORS)
+    with pytest.raises(ScoremolError, match="tree_descriptors: .*Nope"):
+        feature_plan(TrainingSpec(tree_descriptors="Nope"))
     fast = feature_plan(TrainingSpec(preset="fast"))  # no RDKit descriptors at all
     assert not fast.settings.descriptors and fast.network_descriptors is None
     tree = feature_plan(TrainingSpec(arch="catboost"))
