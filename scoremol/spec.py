@@ -23,8 +23,8 @@ BASELINE_ARCHITECTURES: tuple[str, ...] = ("catboost",)
 #: The settings a preset decides; any of them given explicitly wins over the preset.
 PRESETS: dict[str, dict[str, Any]] = {
     # four networks fusing 17 cheap descriptors, a fixed 60 epochs each (trained side by
-    # side, a core each), blended with CatBoost on 50 descriptors chosen by importance:
-    # ESOL 5-fold RMSE ~0.52 in a fraction of accurate's time, and 3-4x its prediction speed
+    # side, a core each), blended with CatBoost on 189 descriptors: ESOL 5-fold RMSE 0.517
+    # (bench/speed_levers.py) in a quarter of accurate's training time
     "default": {
         "hidden": 128,
         "dropout": 0.2,
@@ -33,10 +33,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "val_fraction": 0.0,
         "ensemble": 4,
         "blend_catboost": 0.4,
-        "tree_descriptors": "blend",
     },
     # five networks, up to 150 epochs each with early stopping on a held-out tenth,
-    # blended with CatBoost on 189 descriptors: ESOL 5-fold RMSE 0.514, minutes per fit
+    # blended with the same tree: ESOL 5-fold RMSE 0.514, minutes per fit
     "accurate": {
         "hidden": 128,
         "dropout": 0.2,
@@ -45,7 +44,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "val_fraction": 0.1,
         "ensemble": 5,
         "blend_catboost": 0.4,
-        "tree_descriptors": "tree",
     },
     # one small graph-only network, 60 epochs on every training molecule: ESOL 0.559,
     # about 20 s per fit, no RDKit descriptors at prediction time
@@ -57,7 +55,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "val_fraction": 0.0,
         "ensemble": 1,
         "blend_catboost": 0.0,
-        "tree_descriptors": "blend",
     },
 }
 DEFAULT_PRESET = "default"
@@ -70,8 +67,7 @@ class TrainingSpec:
     Fields left ``None`` are decided by ``preset`` (see :data:`PRESETS`) or by ``arch``
     (``descriptor_set``: ``fast`` for graph networks, ``all`` for dense ones, ``tree``
     for CatBoost); :meth:`resolved` fills them in. ``blend_catboost`` is the weight of a
-    CatBoost model on RDKit descriptors blended into the network mean (0 = none);
-    ``tree_descriptors`` names the descriptor set that tree reads.
+    CatBoost model on RDKit descriptors blended into the network mean (0 = none).
     """
 
     preset: str = DEFAULT_PRESET
@@ -96,7 +92,6 @@ class TrainingSpec:
     patience: int = 30
     ensemble: int | None = None
     blend_catboost: float | None = None
-    tree_descriptors: str | None = None
     morgan: bool = False
     seed: int = 0
     device: str = "cpu"

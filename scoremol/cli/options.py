@@ -87,8 +87,8 @@ _SPEC_OPTIONS: dict[str, tuple[object, object]] = {
             typer.Option(
                 "--preset",
                 help="default: 4 networks + descriptors + CatBoost blend, 60 epochs, trained a core "
-                "each; accurate: 5 networks with early stopping over 150 epochs + a larger tree (a few "
-                "thousandths better RMSE, 4x the training time); fast: one small graph-only network "
+                "each; accurate: 5 networks with early stopping over 150 epochs + the same blend (the "
+                "previous default: about 4x the training time); fast: one small graph-only network "
                 "(seconds to train, fastest prediction). Options given explicitly win.",
                 rich_help_panel=MODEL,
             ),
@@ -166,19 +166,6 @@ _SPEC_OPTIONS: dict[str, tuple[object, object]] = {
                 "--descriptor-set",
                 help="fast (17 cheap), tree, all, or a comma list of RDKit names "
                 "[dim]\\[fast for graphs, all for mlp, tree for catboost][/dim]",
-                rich_help_panel=MODEL,
-                show_default=False,
-            ),
-        ],
-        None,
-    ),
-    "tree_descriptors": (
-        Annotated[
-            Optional[str],
-            typer.Option(
-                "--tree-descriptors",
-                help="Descriptor set of the blended CatBoost model: blend (50, chosen by importance), tree "
-                "(189), fast, all, or a comma list. [dim]\\[default: blend; accurate: tree][/dim]",
                 rich_help_panel=MODEL,
                 show_default=False,
             ),

@@ -50,58 +50,10 @@ SLOW_DESCRIPTORS: frozenset[str] = frozenset(
 #: cost per molecule (6.1 vs 14.0 ms on Lipophilicity molecules, measured in one run).
 TREE_DESCRIPTORS: tuple[str, ...] = tuple(n for n in ALL_DESCRIPTORS if n not in SLOW_DESCRIPTORS)
 
-#: What the default model's blended tree reads: the fast set plus the 40 descriptors a
-#: CatBoost model on ESOL and the AqSolDB training split found most important (summed
-#: normalized importance; the AqSolDB test split was not used). Half the cost per molecule
-#: of the tree set (0.9 vs 1.7 ms on AqSolDB molecules) for nearly the same blend on ESOL
-#: (0.521 vs 0.517 RMSE with the same networks; bench/speed_levers.py).
-BLEND_DESCRIPTORS: tuple[str, ...] = tuple(
-    n
-    for n in ALL_DESCRIPTORS
-    if n in FAST_DESCRIPTORS
-    or n
-    in (
-        "MaxAbsEStateIndex",
-        "MaxEStateIndex",
-        "MinEStateIndex",
-        "HeavyAtomMolWt",
-        "ExactMolWt",
-        "MaxPartialCharge",
-        "MinPartialCharge",
-        "MaxAbsPartialCharge",
-        "MinAbsPartialCharge",
-        "FpDensityMorgan1",
-        "BalabanJ",
-        "Chi0",
-        "Chi0n",
-        "Chi0v",
-        "Chi1",
-        "Chi1v",
-        "Chi2v",
-        "Chi4v",
-        "HallKierAlpha",
-        "Kappa1",
-        "PEOE_VSA2",
-        "PEOE_VSA6",
-        "PEOE_VSA7",
-        "PEOE_VSA8",
-        "SMR_VSA1",
-        "SMR_VSA10",
-        "SMR_VSA3",
-        "SMR_VSA6",
-        "SlogP_VSA1",
-        "SlogP_VSA2",
-        "SlogP_VSA3",
-        "SlogP_VSA4",
-        "VSA_EState2",
-    )
-)
-
 #: Named descriptor sets accepted wherever a set is chosen (CLI ``--descriptor-set``).
 DESCRIPTOR_SETS: dict[str, tuple[str, ...]] = {
     "all": ALL_DESCRIPTORS,
     "fast": FAST_DESCRIPTORS,
-    "blend": BLEND_DESCRIPTORS,
     "tree": TREE_DESCRIPTORS,
 }
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -109,7 +61,7 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 def descriptor_names(subset: str | tuple[str, ...] | None = None) -> tuple[str, ...]:
     """Resolve a descriptor selection: None means every RDKit descriptor; a string is a set
-    name ("all", "fast", "blend", "tree") or comma-separated descriptor names."""
+    name ("all", "fast", "tree") or comma-separated descriptor names."""
     if subset is None:
         return ALL_DESCRIPTORS
     if isinstance(subset, str):

@@ -17,7 +17,7 @@ import numpy as np
 
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
-from scoremol.featurizers.descriptors import descriptor_names, union
+from scoremol.featurizers.descriptors import TREE_DESCRIPTORS, descriptor_names, union
 from scoremol.spec import TrainingSpec
 
 PhaseCallback = Callable[[str], None]  # called with the name of a phase as it starts
@@ -41,8 +41,8 @@ class FeaturePlan:
 def feature_plan(spec: TrainingSpec) -> FeaturePlan:
     """The featurizer settings a (resolved) spec needs.
 
-    A CatBoost blend reads the ``tree_descriptors`` set (by default ``blend``, 50
-    descriptors), so those are computed and the network keeps its own, smaller, set.
+    A CatBoost blend reads every RDKit descriptor but the slowest (the ``tree`` set), so
+    those are computed and the network keeps its own, usually much smaller, set.
     """
     spec = spec.resolved()
     try:
@@ -52,12 +52,8 @@ def feature_plan(spec: TrainingSpec) -> FeaturePlan:
     fuses = bool(spec.descriptors)
     network = None
     if spec.blend_catboost > 0:
-        try:
-            tree = descriptor_names(spec.tree_descriptors)
-        except ValueError as exc:
-            raise ScoremolError(f"tree_descriptors: {exc}") from None
         network = wanted if fuses else None
-        wanted = union(tree, network or ())
+        wanted = union(TREE_DESCRIPTORS, network or ())
     settings = FeaturizerSettings(
         standardize=spec.standardize, descriptors=fuses or spec.blend_catboost > 0, descriptor_set=list(wanted)
     )  # a list: normalized like a set name

@@ -9,7 +9,6 @@ import pytest
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.descriptors import (
     ALL_DESCRIPTORS,
-    BLEND_DESCRIPTORS,
     FAST_DESCRIPTORS,
     TREE_DESCRIPTORS,
     union,
@@ -26,9 +25,7 @@ from scoremol.spec import (
 from scoremol.training.setup import feature_plan
 
 #: The fields a preset decides: None until resolved.
-PRESET_FIELDS = (
-    "hidden", "dropout", "descriptors", "epochs", "val_fraction", "ensemble", "blend_catboost", "tree_descriptors"
-)
+PRESET_FIELDS = ("hidden", "dropout", "descriptors", "epochs", "val_fraction", "ensemble", "blend_catboost")
 
 
 def test_presets_decide_the_same_fields():
@@ -54,10 +51,8 @@ def test_defaults_are_the_resolved_default_preset():
     assert (DEFAULTS.arch, DEFAULTS.mode, DEFAULTS.readout) == ("dmpnn", "score", "molattfp")
     assert (DEFAULTS.hidden, DEFAULTS.dropout, DEFAULTS.epochs, DEFAULTS.val_fraction) == (128, 0.2, 60, 0.0)
     assert (DEFAULTS.ensemble, DEFAULTS.blend_catboost, DEFAULTS.descriptors) == (4, 0.4, True)
-    assert DEFAULTS.tree_descriptors == "blend"
     accurate = TrainingSpec(preset="accurate").resolved()  # the previous default, unchanged
     assert (accurate.epochs, accurate.val_fraction, accurate.ensemble) == (150, 0.1, 5)
-    assert accurate.tree_descriptors == "tree"
 
 
 def test_explicit_options_win_over_the_preset():
@@ -153,14 +148,10 @@ def test_train_config_errors_name_parameters():
 
 
 def test_feature_plans():
-    default = feature_plan(TrainingSpec())  # the network fuses its 17; the tree reads the blend set
+    default = feature_plan(TrainingSpec())  # the network fuses its 17; the tree reads the rest
     assert default.network_descriptors == FAST_DESCRIPTORS
-    assert default.settings.descriptors and default.settings.descriptor_names == BLEND_DESCRIPTORS
-    assert set(FAST_DESCRIPTORS) < set(BLEND_DESCRIPTORS) < set(TREE_DESCRIPTORS) and len(BLEND_DESCRIPTORS) == 50
-    accurate = feature_plan(TrainingSpec(preset="accurate"))
-    assert accurate.settings.descriptor_names == union(TREE_DESCRIPTORS, FAST_DESCRIPTORS)
-    with pytest.raises(ScoremolError, match="tree_descriptors: .*Nope"):
-        feature_plan(TrainingSpec(tree_descriptors="Nope"))
+    assert default.settings.descriptors and default.settings.descriptor_names == union(TREE_DESCRIPTORS,
+                                                                                       FAST_DESCRIPTORS)
     fast = feature_plan(TrainingSpec(preset="fast"))  # no RDKit descriptors at all
     assert not fast.settings.descriptors and fast.network_descriptors is None
     tree = feature_plan(TrainingSpec(arch="catboost"))
