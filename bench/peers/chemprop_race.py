@@ -172,6 +172,7 @@ def main() -> None:
                     str(test_csv),
                     "--model",
                     str(sm_model),
+                    "--legacy-names",  # the prediction column keeps the target's name
                     "-o",
                     str(sm_pred_csv),
                 ],
