@@ -258,7 +258,9 @@ def train_model(
             train_idx, val_idx = np.arange(len(graphs)), np.arange(0)
         jobs.append((graphs, np.sort(train_idx), np.sort(val_idx), model_config, config, target_scaler, seed, k))
     plan = member_plan(config.ensemble, str(resolve_device(config.device)), config.workers)
+    start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
+    network_seconds = time.perf_counter() - start  # wall time: members may train side by side
     tree = None
     if config.catboost_weight > 0:
         from scoremol.models.catboost import fit_tree_blend
@@ -276,7 +278,7 @@ def train_model(
         "best_val_rmse_mean": float(np.nanmean(best)) if np.isfinite(best).any() else None,
         "best_val_rmse": [None if math.isnan(b) else b for b in best],
         "best_epochs": [m.best_epoch for m in members],
-        "seconds": float(sum(m.seconds for m in members)) + (tree_seconds if tree is not None else 0.0),
+        "seconds": network_seconds + (tree_seconds if tree is not None else 0.0),
         "parameters": count_parameters(build_model(model_config)),
     }
     return TrainedModel(

@@ -54,9 +54,9 @@ def _start(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-def _train_remote(args: tuple) -> Any:
+def _train_remote(index: int) -> Any:
     fit, relay = _SHARED["fit"], _SHARED["relay"]
-    return fit(*args, on_epoch=lambda member, record: relay.put((member, record)))
+    return fit(*_SHARED["jobs"][index], on_epoch=lambda member, record: relay.put((member, record)))
 
 
 def train_members(
@@ -80,11 +80,11 @@ def train_members(
             torch.set_num_threads(previous)
     context = multiprocessing.get_context("fork")
     relay = context.SimpleQueue()
-    _SHARED.update(fit=fit, relay=relay)
+    _SHARED.update(fit=fit, jobs=jobs, relay=relay)  # inherited by fork, never pickled
     pool = ProcessPoolExecutor(plan.processes, mp_context=context, initializer=_start, initargs=(plan.threads,))
     try:
         with signals_held():  # the first submit forks the workers
-            futures: list[Future] = [pool.submit(_train_remote, job) for job in jobs]
+            futures: list[Future] = [pool.submit(_train_remote, k) for k in range(len(jobs))]
         pending = set(futures)
         while pending:
             _drain(relay, on_epoch)

@@ -142,3 +142,21 @@ def test_an_error_in_a_member_process_reaches_the_caller():
 
     with pytest.raises(ValueError, match="member 1 failed"):
         train_members(fit, [(0,), (1,)], member_plan(2, cpus=2))
+
+
+def test_member_jobs_reach_the_workers_by_inheritance_not_pickling():
+    """Jobs hold the whole training set; pickling it (one file descriptor per shared
+    tensor) exhausted the descriptor limit on AqSolDB. An unpicklable job proves it is not."""
+    import threading
+
+    from scoremol.training.members import member_plan, train_members
+
+    def fit(lock, k, on_epoch=None):
+        on_epoch(k, {"epoch": 1})
+        return k * 10
+
+    lock = threading.Lock()  # cannot be pickled
+    seen = []
+    out = train_members(fit, [(lock, 0), (lock, 1), (lock, 2)], member_plan(3, cpus=2),
+                        on_epoch=lambda member, record: seen.append(member))
+    assert out == [0, 10, 20] and sorted(seen) == [0, 1, 2]
