@@ -5,7 +5,7 @@
 #   aqsoldb_solubility_fast.pt  `--preset fast` on the same data, `--model fast` (screening)
 # and, trained on all 1128 ESOL molecules:
 #   esol_solubility.pt       the default configuration of `scoremol train` (scoremol/spec.py:
-#                            a 5-member DMPNN/SCORE ensemble blended with CatBoost on RDKit descriptors)
+#                            a 4-member DMPNN/SCORE ensemble blended with CatBoost on RDKit descriptors)
 #   esol_solubility_fast.pt  `--preset fast` (one hidden-64 graph-only network), `--model esol-fast`
 # Uses the copy of esol.csv shipped in data/ (or $SCOREMOL_DATA when set).
 set -euo pipefail

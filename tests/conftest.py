@@ -119,11 +119,12 @@ PRED, STD = "logS_pred", "logS_std"
 
 
 def quick_config(**options):
-    """A ``TrainConfig`` for one network without a blended tree (the defaults train five
-    networks and a CatBoost model, which tests of the fit loop do not need)."""
+    """A ``TrainConfig`` for one network without a blended tree, early-stopping on a held-out
+    tenth (the defaults train four networks on a fixed schedule and a CatBoost model, which
+    tests of the fit loop do not need)."""
     from scoremol.training.fit import TrainConfig
 
-    return TrainConfig(**{"ensemble": 1, "catboost_weight": 0.0, **options})
+    return TrainConfig(**{"ensemble": 1, "catboost_weight": 0.0, "val_fraction": 0.1, **options})
 
 
 @pytest.fixture(scope="session")
