@@ -158,7 +158,7 @@ def signals_held() -> Iterator[None]:
             signal.raise_signal(s)
 
 
-def _start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+def start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
     """Workers leave Ctrl-C to the parent, which stops the pool and reports once; SIGTERM
     (held while forking, see :func:`signals_held`) ends a worker again."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -173,7 +173,7 @@ def _pool(workers: int, job: ChunkJob) -> ProcessPoolExecutor:
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
     return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_start_worker, initargs=(job.initializer, job.initargs)
+        max_workers=workers, mp_context=context, initializer=start_worker, initargs=(job.initializer, job.initargs)
     )
 
 

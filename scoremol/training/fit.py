@@ -257,7 +257,7 @@ def train_model(
         else:
             train_idx, val_idx = np.arange(len(graphs)), np.arange(0)
         jobs.append((graphs, np.sort(train_idx), np.sort(val_idx), model_config, config, target_scaler, seed, k))
-    plan = member_plan(config.ensemble, str(resolve_device(config.device)), config.workers)
+    plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
     network_seconds = time.perf_counter() - start  # wall time: members may train side by side

@@ -14,14 +14,13 @@ each finished member and, on the way, every epoch record for the progress displa
 from __future__ import annotations
 
 import multiprocessing
-import queue
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, NamedTuple
 
 import torch
 
-from scoremol.parallel import default_workers, signals_held
+from scoremol.parallel import default_workers, signals_held, start_worker
 
 #: What the forked workers inherit: set just before the pool starts, cleared after.
 _SHARED: dict[str, Any] = {}
@@ -48,9 +47,7 @@ def member_plan(ensemble: int, device: str = "cpu", cpus: int | None = None) -> 
 
 
 def _start(threads: int) -> None:
-    from scoremol.parallel import _start_worker
-
-    _start_worker(None, ())
+    start_worker(None, ())
     torch.set_num_threads(threads)
 
 
@@ -109,5 +106,5 @@ def _drain(relay, on_epoch: Callable[[int, dict], None] | None) -> None:
             member, record = relay.get()
             if on_epoch is not None:
                 on_epoch(member, record)
-    except (EOFError, OSError, queue.Empty):  # a worker died mid-message: its future reports why
+    except (EOFError, OSError):  # a worker died mid-message: its future reports why
         pass
