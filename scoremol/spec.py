@@ -58,6 +58,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 DEFAULT_PRESET = "default"
+#: the share of true values ``predict``'s intervals hold, unless ``--coverage`` says otherwise
+DEFAULT_COVERAGE = 0.9
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class TrainingSpec:
     ensemble: int | None = None
     blend_catboost: float | None = None
     morgan: bool = False
+    calibrate: bool = True
     seed: int = 0
     device: str = "cpu"
 

@@ -121,8 +121,38 @@ def cv(
         "",
     )
     console.print(table)
+    if "uncertainty" in s:
+        console.print(uncertainty_table(run.results, s["uncertainty"]["pooled"]))
     if output_dir is not None:
         write_outputs(output_dir, run, data, targets[0])
         info(f"wrote cv_results.json, cv_folds.csv, oof_predictions.csv to {output_dir}")
     if as_json:
         typer.echo(json.dumps(run.payload(), indent=2))
+
+
+def uncertainty_table(results, pooled: dict) -> Table:
+    """Observed coverage of the calibrated intervals, their width, how well width ranks
+    errors, and RMSE in and out of the domain: per fold and pooled over all folds."""
+    from scoremol.calibration.metrics import COVERAGES, coverage_key
+
+    table = Table(title="intervals and domain (test folds)")
+    for col in ("fold", *(f"cover {round(c * 100)} %" for c in COVERAGES), "width 90 %", "Spearman |err|~width"):
+        table.add_column(col, justify="right")
+    for col in ("RMSE in", "RMSE out", "out"):
+        table.add_column(col, justify="right")
+
+    def cells(m: dict) -> list[str]:
+        return [
+            *(f"{m[coverage_key(c)]:.3f}" for c in COVERAGES),
+            f"{m['width_90']:.3f}",
+            f"{m['spearman_error_width']:.3f}",
+            f"{m['rmse_in']:.3f}",
+            f"{m['rmse_out']:.3f}",
+            f"{m['share_out']:.1%}",
+        ]
+
+    for r in results:
+        table.add_row(f"{r.repeat}/{r.fold}" if r.repeat else str(r.fold), *cells(r.uncertainty_metrics))
+    table.add_section()
+    table.add_row("pooled", *cells(pooled))
+    return table

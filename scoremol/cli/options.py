@@ -182,6 +182,19 @@ _SPEC_OPTIONS: dict[str, tuple[object, object]] = {
         _DEF.morgan,
     ),
     "standardize": (Standardize, _DEF.standardize),
+    "calibrate": (
+        Annotated[
+            bool,
+            typer.Option(
+                "--calibrate/--no-calibrate",
+                help="Each member holds out a tenth of the molecules (a fold each) to calibrate "
+                "prediction intervals and the applicability domain; --no-calibrate trains every "
+                "member on everything and predicts without intervals.",
+                rich_help_panel=TRAINING,
+            ),
+        ],
+        _DEF.calibrate,
+    ),
     "epochs": (
         Annotated[
             Optional[int],

@@ -12,6 +12,7 @@ import typer
 from scoremol.cli.app import app, console, info, state
 from scoremol.cli.options import INPUT, OUTPUT, RUN, Device, Format, SmilesCol, Workers
 from scoremol.errors import ScoremolError
+from scoremol.spec import DEFAULT_COVERAGE
 
 #: Extensions that mark an argument as a file name (a missing one is an error, not a SMILES).
 FILE_SUFFIXES = (".csv", ".tsv", ".smi", ".sdf", ".txt", ".gz", ".parquet", ".pt")
@@ -77,6 +78,27 @@ def predict(
             rich_help_panel=OUTPUT,
         ),
     ] = False,
+    coverage: Annotated[
+        float,
+        typer.Option(
+            "--coverage",
+            min=0.01,
+            max=0.99,
+            help="Coverage of the <label>_lo/_hi interval: it holds the true value this often "
+            "(calibrated on molecules held out in training).",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = DEFAULT_COVERAGE,
+    threshold: Annotated[
+        Optional[float],
+        typer.Option(
+            "--threshold",
+            help="Add <label>_p_below, the probability that the value is below this, e.g. "
+            "--threshold -4 for 'poorly soluble' (logS < -4).",
+            rich_help_panel=OUTPUT,
+            show_default=False,
+        ),
+    ] = None,
     network_only: Annotated[
         bool,
         typer.Option(
@@ -108,12 +130,14 @@ def predict(
     """Predict every input row; the output keeps the rows, in order, with predictions appended.
 
     Columns added: <label>_pred (logS_pred: log10 solubility in mol/L for the bundled models),
-    <label>_std (spread of the ensemble members), status and reason.
+    <label>_std (spread of the ensemble members), <label>_lo and <label>_hi (the --coverage
+    interval), similarity (to the training data, 0-1) and domain (in/out), status and reason.
     """
     import tempfile
 
     from scoremol.device import resolve_device
     from scoremol.entry import STARTED
+    from scoremol.inference.predict import OutputOptions
     from scoremol.models.checkpoint import load_model
     from scoremol.pretrained import resolve_model
 
@@ -133,7 +157,17 @@ def predict(
             path, fmt, smiles_col = str(Path(tmp) / "arguments.smi"), "smi", None
             Path(path).write_text("".join(f"{s}\n" for s in smiles))
         summary = _run(
-            trained, path, output, smiles_col, fmt, batch_size, chunk_size, dev, progress, workers, legacy_names
+            trained,
+            path,
+            output,
+            smiles_col,
+            fmt,
+            batch_size,
+            chunk_size,
+            dev,
+            progress,
+            workers,
+            OutputOptions(coverage, threshold, legacy_names),
         )
     failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
     info(f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed} in {time.perf_counter() - STARTED:.1f} s")
@@ -150,7 +184,7 @@ def _run(
     device: str,
     progress: bool,
     workers,
-    legacy_names: bool,
+    columns,
 ):
     from scoremol.data.atomic import atomic_write
     from scoremol.inference.predict import predict_stream
@@ -171,7 +205,7 @@ def _run(
         device=device,
         on_chunk=report,
         workers=workers,
-        legacy_names=legacy_names,
+        options=columns,
     )
     if output is None:
         summary = predict_stream(trained, path, sys.stdout, **options)

@@ -22,7 +22,7 @@ STATUS_INVALID = "invalid"
 STATUS_EMPTY = "empty"
 
 #: Bumped whenever the rules for which molecules are valid change (part of cache keys).
-PARSE_RULES_VERSION = 3
+PARSE_RULES_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,7 @@ def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
     return finish_molecule(mol, standardize, smiles=text)
 
 
-#: Elements of typical organic, drug-like training data (ESOL, FreeSolv, Lipophilicity).
+#: Elements of typical organic molecules: one with only these needs no further check.
 ORGANIC_ELEMENTS = (1, 5, 6, 7, 8, 9, 14, 15, 16, 17, 34, 35, 53)
 
 
@@ -143,21 +143,17 @@ def _dummy_atom() -> Chem.Mol:
 
 
 def domain_check(mol: Chem.Mol, organic_only: bool = False) -> tuple[str, str]:
-    """``(status, note)`` for what a property model can say about ``mol``.
-
-    Wildcard atoms (``*``: polymer repeat units, R-groups) have no chemistry to predict
-    from, so they are invalid. Metals and other unusual elements are predicted but flagged:
-    the shipped data sets contain almost none, so the prediction is an extrapolation.
-    ``organic_only``: the caller knows every atom is an organic element (no query needed).
+    """``(status, reason)``: wildcard atoms (``*``: polymer repeat units, R-groups) have no
+    chemistry to predict from, so they are invalid; anything else is predicted, and each
+    model's own domain (:class:`scoremol.calibration.Domain`) says whether it knows the
+    molecule's elements. ``organic_only``: the caller knows every atom is an organic
+    element (no query needed).
     """
-    if organic_only or not mol.HasSubstructMatch(
-        _unusual_element()
-    ):  # one query in the common case ('*' is unusual too)
+    if organic_only or not mol.HasSubstructMatch(_unusual_element()):  # one query ('*' is unusual too)
         return STATUS_OK, ""
     if mol.HasSubstructMatch(_dummy_atom()):
         return STATUS_INVALID, "wildcard/dummy atoms (*) are not supported (polymer or R-group notation)"
-    symbols = sorted({a.GetSymbol() for a in mol.GetAtoms() if a.GetAtomicNum() not in ORGANIC_ELEMENTS})
-    return STATUS_OK, f"contains {', '.join(symbols)}: outside typical training chemistry, extrapolated"
+    return STATUS_OK, ""
 
 
 def finish_molecule(mol: Chem.Mol, standardize: bool, smiles: str | None = None) -> ParsedMolecule:

@@ -2,8 +2,10 @@
 
 The input is read in chunks; each chunk is parsed, featurized, predicted and written before
 the next is read, so memory does not grow with the input. Every row keeps its columns and
-gets one column per target (``<target>_std`` too for ensembles) plus ``status`` and
-``reason``; a row that cannot be predicted gets empty predictions and its reason.
+gets one column per target (``<target>_std`` too for ensembles; ``<target>_lo`` and
+``_hi``, and with a threshold ``_p_below``, for a calibrated model), ``similarity`` and
+``domain`` for a model with a domain, plus ``status`` and ``reason``; a row that cannot be
+predicted gets empty predictions and its reason.
 """
 
 from __future__ import annotations
@@ -24,6 +26,33 @@ from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.featurizers.molecule import STATUS_OK
 from scoremol.models.trained import TrainedModel
 from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
+from scoremol.spec import DEFAULT_COVERAGE
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """What to write besides the predictions: intervals at ``coverage`` (None: none), the
+    probability of lying below ``threshold`` (None: none), and the old column names."""
+
+    coverage: float | None = DEFAULT_COVERAGE
+    threshold: float | None = None
+    legacy_names: bool = False
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Output column names: per target ``pred``, ``std``, ``lo``, ``hi``, ``p_below`` (empty
+    lists when the model or the options give none), then the per-row ones."""
+
+    pred: list[str]
+    std: list[str]
+    lo: list[str]
+    hi: list[str]
+    p_below: list[str]
+    similarity: str | None
+    domain: str | None
+    status: str
+    reason: str
 
 
 @dataclass
@@ -36,36 +65,42 @@ class PredictSummary:
         return self.rows - self.predicted
 
 
-def output_columns(
-    model: TrainedModel, input_columns: list[str], legacy_names: bool = False
-) -> tuple[list[str], list[str], str, str]:
-    """Names of the prediction, spread, status and reason columns, avoiding input columns.
+def output_columns(model: TrainedModel, input_columns: list[str], options: OutputOptions | None = None) -> Columns:
+    """Names of the columns ``predict`` adds, avoiding input columns.
 
-    Predictions are ``<label>_pred`` and ``<label>_std`` (``logS_pred`` for a solubility
-    model; see :func:`scoremol.data.registry.target_label`); ``legacy_names`` gives the
-    names of scoremol 0.1 (the training column's name, ``<name>_std``).
+    Predictions are ``<label>_pred`` (``logS_pred`` for a solubility model; see
+    :func:`scoremol.data.registry.target_label`), with ``_std``, ``_lo``, ``_hi`` and
+    ``_p_below`` beside them; ``legacy_names`` gives the names of scoremol 0.1 (the
+    training column's name, ``<name>_std``).
     """
     from scoremol.data.registry import target_label
 
+    options = options or OutputOptions()
     taken = set(map(str, input_columns))
 
     def free(name: str) -> str:
         candidate = name
         while candidate in taken:
-            candidate = f"{candidate}_pred" if candidate == name and legacy_names else f"scoremol_{candidate}"
+            candidate = f"{candidate}_pred" if candidate == name and options.legacy_names else f"scoremol_{candidate}"
         taken.add(candidate)
         return candidate
 
-    if legacy_names:
+    if options.legacy_names:
         preds = [free(t) for t in model.target_names]
-        stds = [free(f"{p}_std") for p in preds]
+        stems = preds
     else:
-        labels = [target_label(t) for t in model.target_names]
-        preds = [free(f"{label}_pred") for label in labels]
-        stds = [free(f"{label}_std") for label in labels]
-    if len(model.members) < 2:
-        stds = []
-    return preds, stds, free("status"), free("reason")
+        stems = [target_label(t) for t in model.target_names]
+        preds = [free(f"{stem}_pred") for stem in stems]
+    stds = [free(f"{stem}_std") for stem in stems] if len(model.members) >= 2 else []
+    calibrated = model.calibration is not None
+    with_interval = calibrated and options.coverage is not None
+    lo = [free(f"{stem}_lo") for stem in stems] if with_interval else []
+    hi = [free(f"{stem}_hi") for stem in stems] if with_interval else []
+    p_below = [free(f"{stem}_p_below") for stem in stems] if calibrated and options.threshold is not None else []
+    has_domain = model.domain is not None
+    similarity = free("similarity") if has_domain else None
+    domain = free("domain") if has_domain else None
+    return Columns(preds, stds, lo, hi, p_below, similarity, domain, free("status"), free("reason"))
 
 
 def default_batch_size(device: str) -> int:
@@ -84,6 +119,8 @@ class ChunkPrediction:
     graph_row: np.ndarray
     mean: np.ndarray
     std: np.ndarray
+    similarity: np.ndarray | None = None
+    domain_reason: list[str] | None = None
 
     @staticmethod
     def concat(parts: list[ChunkPrediction]) -> ChunkPrediction:
@@ -96,15 +133,19 @@ class ChunkPrediction:
             graph_row=concat_row_indices([p.graph_row for p in parts], [len(p.status) for p in parts]),
             mean=np.concatenate([p.mean for p in parts]),
             std=np.concatenate([p.std for p in parts]),
+            similarity=None if parts[0].similarity is None else np.concatenate([p.similarity for p in parts]),
+            domain_reason=None if parts[0].domain_reason is None else [r for p in parts for r in p.domain_reason],
         )
 
 
 def predict_data(
     model: TrainedModel, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu"
 ) -> ChunkPrediction:
-    """Predict the graphs of featurized rows."""
-    mean, std = model.predict_features(data, batch_size=batch_size, device=device)
-    return ChunkPrediction(data.status, data.reason, data.graph_row, mean, std)
+    """Predict the graphs of featurized rows (and measure the domain, if the model has one)."""
+    result = model.predict_full(data, batch_size=batch_size, device=device)
+    return ChunkPrediction(
+        data.status, data.reason, data.graph_row, result.mean, result.std, result.similarity, result.domain_reason
+    )
 
 
 def predict_part(
@@ -115,26 +156,57 @@ def predict_part(
 
 
 def predict_chunk(
-    model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu"
+    model: TrainedModel,
+    chunk: MoleculeChunk,
+    batch_size: int = 256,
+    device: str = "cpu",
+    options: OutputOptions | None = None,
 ) -> pd.DataFrame:
     """The output rows for one input chunk (same length and order)."""
-    return chunk_output(model, chunk, predict_part(model, chunk, batch_size, device))
+    return chunk_output(model, chunk, predict_part(model, chunk, batch_size, device), options)
 
 
 def chunk_output(
-    model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction, legacy_names: bool = False
+    model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction, options: OutputOptions | None = None
 ) -> pd.DataFrame:
-    """The input rows of ``chunk`` with their prediction, spread, status and reason columns."""
+    """The input rows of ``chunk`` with the columns :func:`output_columns` names."""
+    options = options or OutputOptions()
     out = chunk.frame.copy()
-    preds, stds, status_col, reason_col = output_columns(model, list(chunk.frame.columns), legacy_names)
-    n = len(chunk)
-    for values, names in ((prediction.mean, preds), (prediction.std, stds)):
-        for t, name in enumerate(names):
-            column = np.full(n, np.nan)
-            column[prediction.graph_row] = values[:, t]
-            out[name] = column
-    out[status_col] = prediction.status
-    out[reason_col] = prediction.reason
+    names = output_columns(model, list(chunk.frame.columns), options)
+    n, rows = len(chunk), prediction.graph_row
+
+    def put(name: str, values: np.ndarray) -> None:
+        column = np.full(n, np.nan)
+        column[rows] = values
+        out[name] = column
+
+    for t, name in enumerate(names.pred):
+        put(name, prediction.mean[:, t])
+    for t, name in enumerate(names.std):
+        put(name, prediction.std[:, t])
+    reasons = list(prediction.reason)
+    if names.similarity is not None:
+        similarity = prediction.similarity
+        put(names.similarity, similarity)
+        domain = np.full(n, "", dtype=object)
+        domain[rows] = ["out" if why else "in" for why in prediction.domain_reason]
+        out[names.domain] = domain
+        for row, why in zip(rows, prediction.domain_reason, strict=True):
+            if why:
+                reasons[row] = f"{reasons[row]}; {why}" if reasons[row] else why
+    if names.lo or names.p_below:
+        for t, calibration in enumerate(model.calibration):
+            if names.lo:
+                lo, hi = calibration.interval(prediction.mean[:, t], prediction.similarity, options.coverage)
+                put(names.lo[t], lo)
+                put(names.hi[t], hi)
+            if names.p_below:
+                put(
+                    names.p_below[t],
+                    calibration.p_below(prediction.mean[:, t], prediction.similarity, options.threshold),
+                )
+    out[names.status] = prediction.status
+    out[names.reason] = reasons
     return out
 
 
@@ -188,7 +260,7 @@ def predict_stream(
     device: str = "cpu",
     on_chunk: Callable[[int, int], None] | None = None,
     workers: int | None = None,
-    legacy_names: bool = False,
+    options: OutputOptions | None = None,
 ) -> PredictSummary:
     """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk.
 
@@ -202,7 +274,7 @@ def predict_stream(
     # closing: a failed write (`| head`) stops the worker pool now, not whenever the
     # suspended generator happens to be collected
     with closing(iter_chunk_results(chunks, job, workers)) as results:
-        summary = _write_predictions(model, results, out, on_chunk, legacy_names)
+        summary = _write_predictions(model, results, out, on_chunk, options)
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary
@@ -213,13 +285,13 @@ def _write_predictions(
     results: Iterator[tuple[MoleculeChunk, ChunkPrediction]],
     out: TextIO,
     on_chunk: Callable[[int, int], None] | None,
-    legacy_names: bool = False,
+    options: OutputOptions | None = None,
 ) -> PredictSummary:
     """Write every predicted chunk as CSV; the header goes with the first."""
     summary = PredictSummary()
     columns: list[str] | None = None
     for chunk, prediction in results:
-        frame = chunk_output(model, chunk, prediction, legacy_names)
+        frame = chunk_output(model, chunk, prediction, options)
         if columns is None:
             columns = list(frame.columns)
         else:
@@ -236,4 +308,4 @@ def iter_predictions(model: TrainedModel, smiles: list[str], batch_size: int = 2
     """Convenience for the Python API: first-target predictions (NaN when invalid)."""
     chunk = MoleculeChunk(pd.DataFrame({"smiles": smiles}), list(smiles), 0)
     frame = predict_chunk(model, chunk, batch_size)
-    yield from frame[output_columns(model, ["smiles"])[0][0]].tolist()
+    yield from frame[output_columns(model, ["smiles"]).pred[0]].tolist()

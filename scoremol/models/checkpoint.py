@@ -2,8 +2,9 @@
 
 A model file is a ``torch.save`` archive holding only tensors, lists and one JSON string:
 the JSON has the model config, featurizer settings, target names/units, both scalers,
-the training settings, history and metrics, and the scoremol version. A blended CatBoost
-model rides along as a byte tensor in CatBoost's own binary format. It is loaded with
+the training settings, history and metrics, the conformal calibration and the domain, and
+the scoremol version. A blended CatBoost model rides along as a byte tensor in CatBoost's
+own binary format, the domain's training embeddings as a float16 tensor. It is loaded with
 ``torch.load(weights_only=True)``, so a malicious file cannot execute code. Writes go to
 a temporary file renamed into place, so an interrupted training never leaves half a model.
 """
@@ -17,6 +18,7 @@ from pathlib import Path
 import torch
 
 from scoremol import __version__
+from scoremol.calibration import Calibration, Domain
 from scoremol.data.atomic import atomic_write
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
@@ -62,6 +64,8 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
             "weight": model.tree.weight,
             "best_iteration": model.tree.best_iteration,
         },
+        "calibration": None if model.calibration is None else [c.to_dict() for c in model.calibration],
+        "domain": None if model.domain is None else model.domain.to_meta(),
     }
     payload = {
         "meta": json.dumps(meta, allow_nan=True),
@@ -69,6 +73,8 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
     }
     if model.tree is not None:
         payload["tree"] = torch.frombuffer(bytearray(model.tree.blob), dtype=torch.uint8)
+    if model.domain is not None:
+        payload["domain_reference"] = model.domain.reference.half().contiguous()
     with atomic_write(path, "wb") as handle:
         torch.save(payload, handle)
 
@@ -80,6 +86,15 @@ def _load_tree(spec: dict | None, blob) -> TreeBlend | None:
     if spec.get("kind") != "catboost" or not isinstance(blob, torch.Tensor) or blob.dtype != torch.uint8:
         raise ValueError("blended tree missing or of an unknown kind")
     return TreeBlend(bytes(blob.numpy().tobytes()), float(spec["weight"]), int(spec.get("best_iteration", 0)))
+
+
+def _load_domain(meta: dict | None, reference) -> Domain | None:
+    """The applicability domain described by ``meta``, with its reference embeddings."""
+    if meta is None:
+        return None
+    if not isinstance(reference, torch.Tensor):
+        raise ValueError("domain reference embeddings missing")
+    return Domain.from_meta(meta, reference)
 
 
 def load_model(path: str | Path) -> TrainedModel:
@@ -136,6 +151,10 @@ def load_model(path: str | Path) -> TrainedModel:
             metrics=meta.get("metrics", {}),
             descriptor_columns=meta.get("descriptor_columns"),
             tree=_load_tree(meta.get("tree"), payload.get("tree")),
+            calibration=None
+            if meta.get("calibration") is None
+            else [Calibration.from_dict(c) for c in meta["calibration"]],
+            domain=_load_domain(meta.get("domain"), payload.get("domain_reference")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ScoremolError(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
+from scoremol.calibration import Calibration, Domain
 from scoremol.data.collate import GraphBatch, collate_arrays, collate_graphs
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
@@ -34,6 +35,8 @@ class Member:
     epochs_run: int
     seconds: float
     history: list[dict] = field(default_factory=list)
+    #: while training only: scaled predictions and embeddings of every training graph
+    outputs: tuple[np.ndarray, torch.Tensor] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -63,6 +66,18 @@ class TreeBlend:
 
 
 @dataclass
+class Prediction:
+    """A model's answer for ``G`` graphs: mean and member spread ``[G, T]`` in target units,
+    and (for a model with a domain) each graph's similarity to the training data ``[G]``
+    and why it is out of the domain (``''`` when it is in)."""
+
+    mean: np.ndarray
+    std: np.ndarray
+    similarity: np.ndarray | None = None
+    domain_reason: list[str] | None = None
+
+
+@dataclass
 class TrainedModel:
     """What ``scoremol train`` produces and ``scoremol predict`` consumes."""
 
@@ -78,6 +93,9 @@ class TrainedModel:
     #: the featurizer's descriptor columns the GNN fuses (None: all of them)
     descriptor_columns: list[int] | None = None
     tree: TreeBlend | None = None
+    #: conformal calibration per target, from held-out training molecules (None: no intervals)
+    calibration: list[Calibration] | None = None
+    domain: Domain | None = None
     _modules: list[torch.nn.Module] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -111,7 +129,8 @@ class TrainedModel:
         if self.is_tree_only:
             raise ScoremolError("network_only does not apply to a CatBoost model: it has no networks")
         settings = network_featurizer(self.featurizer, self.model_config.use_descriptors, self.descriptor_columns)
-        return replace(self, featurizer=settings, descriptor_columns=None, tree=None)
+        # the calibration measured the blend's errors, not the networks' alone
+        return replace(self, featurizer=settings, descriptor_columns=None, tree=None, calibration=None)
 
     def scaled_descriptors(self, raw: np.ndarray | None) -> torch.Tensor | None:
         """Training-scaled descriptors ``[G, D]`` for a model that fuses them, else None."""
@@ -132,15 +151,31 @@ class TrainedModel:
         if self.tree is not None:
             raise ValueError("a model blended with a tree predicts from featurized data (predict_features)")
         batches = (collate_graphs(graphs[s : s + batch_size]) for s in range(0, len(graphs), batch_size))
-        return self.predict_batches(batches, len(graphs), device)
+        mean, std, _ = self.predict_batches(batches, len(graphs), device)
+        return mean, std
 
     def predict_features(
         self, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu", ids: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and spread for graphs ``ids`` (default: all) of a featurized data set, batched
+        """Mean and spread for graphs ``ids`` (default: all) of a featurized data set; see
+        :meth:`predict_full`, which also measures the applicability domain."""
+        result = self.predict_full(data, batch_size, device, ids, domain=False)
+        return result.mean, result.std
+
+    def predict_full(
+        self,
+        data: FeaturizedDataset,
+        batch_size: int = 256,
+        device: str = "cpu",
+        ids: np.ndarray | None = None,
+        domain: bool = True,
+    ) -> Prediction:
+        """Predictions for graphs ``ids`` (default: all) of a featurized data set, batched
         straight from its packed arrays (no per-molecule ``Data`` objects).
 
         The spread is the GNN members' standard deviation; a blended tree moves the mean.
+        ``domain``: also the similarity to the training data and the domain verdict (when
+        the model has a domain).
         """
         ids = np.arange(data.num_graphs) if ids is None else np.asarray(ids, dtype=np.int64)
         raw = None if data.descriptors is None else data.descriptors[ids]
@@ -148,7 +183,7 @@ class TrainedModel:
         if self.is_tree_only:
             if raw is None:
                 raise ValueError("this CatBoost model reads descriptors but none were computed")
-            return self.tree.predict(raw)[:, None], np.zeros((n, 1))
+            return Prediction(self.tree.predict(raw)[:, None], np.zeros((n, 1)))
         desc = self.scaled_descriptors(raw)
 
         def batches():
@@ -163,31 +198,49 @@ class TrainedModel:
                     None if desc is None else desc[s : s + batch_size],
                 )
 
-        mean, std = self.predict_batches(batches(), n, device)
+        measure = domain and self.domain is not None
+        mean, std, embedding = self.predict_batches(batches(), n, device, embed=measure)
         if self.tree is not None and n:
             if raw is None:
                 raise ValueError("this model blends a tree on descriptors but none were computed")
             mean = mean.copy()
             mean[:, 0] = (1.0 - self.tree.weight) * mean[:, 0] + self.tree.weight * self.tree.predict(raw)
-        return mean, std
+        if not measure:
+            return Prediction(mean, std)
+        similarity = self.domain.similarity(embedding)
+        reasons = self.domain.reasons(data.x, data.atom_ptr, ids, similarity)
+        return Prediction(mean, std, similarity, reasons)
 
     @torch.inference_mode()
     def predict_batches(
-        self, batches: Iterable[GraphBatch], n_graphs: int, device: str = "cpu"
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Run every member on each batch (batches cover ``n_graphs`` graphs in order)."""
+        self, batches: Iterable[GraphBatch], n_graphs: int, device: str = "cpu", embed: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, torch.Tensor | None]:
+        """Run every member on each batch (batches cover ``n_graphs`` graphs in order):
+        mean and spread ``[G, T]``, and with ``embed`` the first member's embeddings
+        ``[G, d]`` (the space the domain is measured in), else None."""
         modules = self.modules(device)
         if not modules:
             raise ValueError("this model has no networks to run")
         n_targets = len(self.target_names)
         per_member = np.zeros((len(modules), n_graphs, n_targets))
+        embeddings = []
         start = 0
         for batch in batches:
             batch = batch.to(device)
             size = int(batch.num_graphs)
             for k, module in enumerate(modules):
-                per_member[k, start : start + size] = module(batch).float().cpu().numpy()
+                if k == 0 and embed:
+                    hidden = module.embed(batch)
+                    embeddings.append(hidden.float().cpu())
+                    out = module.head.lins[-1](hidden)
+                else:
+                    out = module(batch)
+                per_member[k, start : start + size] = out.float().cpu().numpy()
             start += size
         values = self.target_scaler.inverse(per_member) if n_graphs else per_member
         std = values.std(axis=0) if len(modules) > 1 else np.zeros(values.shape[1:])
-        return values.mean(axis=0), std
+        embedding = None
+        if embed:
+            width = self.model_config.head_hidden[-1] if self.model_config.head_hidden else 0
+            embedding = torch.cat(embeddings) if embeddings else torch.zeros(0, width)
+        return values.mean(axis=0), std, embedding

@@ -35,10 +35,15 @@ class MLPHead(nn.Module):
         for lin in self.lins:
             lin.reset_parameters()
 
-    def forward(self, x: Tensor) -> Tensor:
+    def embed(self, x: Tensor) -> Tensor:
+        """The last hidden layer's activations ``[B, channels[-2]]``: the molecule as the
+        output layer sees it (used to measure similarity to the training data)."""
         for lin in self.lins[:-1]:
             x = dropout(self.act(lin(x)), self.dropout, self.training)
-        return self.lins[-1](x)
+        return x
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.lins[-1](self.embed(x))
 
 
 def make_head(in_dim: int, config: ModelConfig) -> nn.Module:

@@ -41,13 +41,17 @@ class GraphModel(nn.Module):
 
     def forward(self, data) -> Tensor:
         """Predictions for a PyG ``Batch`` (or a single ``Data``), shape ``[B, n_targets]``."""
+        return self.head.lins[-1](self.embed(data))
+
+    def embed(self, data) -> Tensor:
+        """The head's last hidden layer ``[B, head_hidden[-1]]`` (see :meth:`MLPHead.embed`)."""
         atoms = self.encoder(data)
         batch, num_graphs = graph_index(data)
         g = self.readout(atoms, batch, num_graphs)
         if self.config.use_descriptors:
             desc = get_descriptors(data, num_graphs, self.config.descriptor_dim, g)
             g = torch.cat([g, desc], dim=-1)
-        return self.head(dropout(g, self.config.dropout, self.training))
+        return self.head.embed(dropout(g, self.config.dropout, self.training))
 
 
 def build_model(config: ModelConfig) -> nn.Module:

@@ -36,12 +36,15 @@ class FoldResult:
     test_rows: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, np.int64))
     predictions: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
     history: list = field(repr=False, default_factory=list)
+    #: per test molecule, for a calibrated model: "lo"/"hi" [n, 3] at the COVERAGES,
+    #: "similarity" [n] and "in_domain" [n] (empty otherwise)
+    uncertainty: dict = field(repr=False, default_factory=dict)
+    #: interval and domain metrics of this fold (see calibration.metrics)
+    uncertainty_metrics: dict = field(default_factory=dict)
 
     def row(self) -> dict:
-        return {
-            k: getattr(self, k)
-            for k in ("repeat", "fold", "n_train", "n_test", "rmse", "mae", "r2", "best_epoch", "seconds", "parameters")
-        }
+        keys = ("repeat", "fold", "n_train", "n_test", "rmse", "mae", "r2", "best_epoch", "seconds", "parameters")
+        return {**{k: getattr(self, k) for k in keys}, **self.uncertainty_metrics}
 
 
 def summarize(results: list[FoldResult]) -> dict:
@@ -51,11 +54,35 @@ def summarize(results: list[FoldResult]) -> dict:
         values = np.array([getattr(r, key) for r in results], dtype=np.float64)
         out[key] = {"mean": float(np.nanmean(values)), "std": float(np.nanstd(values))}
     out["parameters"] = int(results[0].parameters) if results else 0
+    if results and all(r.uncertainty for r in results):
+        out["uncertainty"] = pooled_uncertainty(results)
     return out
 
 
+def pooled_uncertainty(results: list[FoldResult]) -> dict:
+    """Interval and domain metrics over every test molecule of every fold (pooled), and
+    the mean and standard deviation of each over folds."""
+    from scoremol.calibration.metrics import uncertainty_metrics
+
+    def pooled(key: str) -> np.ndarray:
+        return np.concatenate([r.uncertainty[key] for r in results])
+
+    truth = np.concatenate([r.uncertainty["y"] for r in results])
+    overall = uncertainty_metrics(truth, pooled("mean"), pooled("lo"), pooled("hi"), pooled("in_domain"))
+    per_fold = {
+        k: {
+            "mean": float(np.nanmean([r.uncertainty_metrics[k] for r in results])),
+            "std": float(np.nanstd([r.uncertainty_metrics[k] for r in results])),
+        }
+        for k in results[0].uncertainty_metrics
+    }
+    return {"pooled": overall, "over_folds": per_fold}
+
+
 # A fold runner maps (train graph indices, test graph indices, seed) to
-# (test predictions [n_test], best epoch, parameters, per-epoch history).
+# (test predictions [n_test], best epoch, parameters, per-epoch history), and for a
+# calibrated model a fifth item: {"lo", "hi": [n_test, 3] at calibration.metrics.COVERAGES,
+# "similarity", "in_domain": [n_test]}.
 FoldRunner = Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, float, int, list]]
 
 
@@ -76,8 +103,10 @@ def run_cv(
             test = np.where(folds == f)[0]
             train = np.where((folds != f) & (folds != -1))[0]
             start = time.perf_counter()
-            pred, best_epoch, params, history = runner(train, test, seed + 1000 * r)
+            output = runner(train, test, seed + 1000 * r)
             seconds = time.perf_counter() - start
+            pred, best_epoch, params, history = output[:4]
+            uncertainty = dict(output[4]) if len(output) > 4 and output[4] else {}
             m = regression_metrics(y[test], pred)
             result = FoldResult(
                 r,
@@ -94,6 +123,14 @@ def run_cv(
                 pred,
                 history,
             )
+            if uncertainty:
+                from scoremol.calibration.metrics import uncertainty_metrics
+
+                uncertainty.update(y=y[test], mean=pred)
+                result.uncertainty = uncertainty
+                result.uncertainty_metrics = uncertainty_metrics(
+                    y[test], pred, uncertainty["lo"], uncertainty["hi"], uncertainty["in_domain"]
+                )
             results.append(result)
             if on_fold is not None:
                 on_fold(result)
@@ -143,12 +180,30 @@ def graph_runner(
             on_epoch=on_epoch,
             on_phase=on_phase,
         )
-        pred = model.predict_features(data, device=train_config.device, ids=test)[0][:, 0]
+        result = model.predict_full(data, device=train_config.device, ids=test)
+        pred = result.mean[:, 0]
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
         best = float(np.mean([m.best_epoch for m in model.members]))
-        return pred, best, model.metrics["parameters"], history
+        return pred, best, model.metrics["parameters"], history, test_uncertainty(model, result)
 
     return run
+
+
+def test_uncertainty(model, result) -> dict:
+    """Intervals at every checked coverage and the domain verdicts of a calibrated model's
+    test predictions (empty for a model without calibration)."""
+    from scoremol.calibration.metrics import COVERAGES
+
+    if model.calibration is None or result.similarity is None:
+        return {}
+    calibration, mean = model.calibration[0], result.mean[:, 0]
+    bounds = [calibration.interval(mean, result.similarity, c) for c in COVERAGES]
+    return {
+        "lo": np.stack([b[0] for b in bounds], axis=1),
+        "hi": np.stack([b[1] for b in bounds], axis=1),
+        "similarity": result.similarity,
+        "in_domain": np.array([not why for why in result.domain_reason]),
+    }
 
 
 def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterations: int | None = None) -> FoldRunner:
@@ -173,19 +228,24 @@ def oof_frame(results: list[FoldResult], data: FeaturizedDataset, target: str) -
     """Out-of-fold predictions: repeat, fold, input row, SMILES, measured and predicted value."""
     smiles = data.table[data.smiles_col].astype(str).to_numpy()
     y = data.column_values(target)
-    frames = [
-        pd.DataFrame(
-            {
-                "repeat": r.repeat,
-                "fold": r.fold,
-                "row": data.graph_row[r.test_rows],
-                "smiles": smiles[data.graph_row[r.test_rows]],
-                "y_true": y[r.test_rows],
-                "y_pred": r.predictions,
-            }
-        )
-        for r in results
-    ]
+    frames = []
+    for r in results:
+        columns = {
+            "repeat": r.repeat,
+            "fold": r.fold,
+            "row": data.graph_row[r.test_rows],
+            "smiles": smiles[data.graph_row[r.test_rows]],
+            "y_true": y[r.test_rows],
+            "y_pred": r.predictions,
+        }
+        if r.uncertainty:
+            columns.update(
+                y_lo=r.uncertainty["lo"][:, 1],  # the 90 % interval
+                y_hi=r.uncertainty["hi"][:, 1],
+                similarity=r.uncertainty["similarity"],
+                domain=np.where(r.uncertainty["in_domain"], "in", "out"),
+            )
+        frames.append(pd.DataFrame(columns))
     return pd.concat(frames, ignore_index=True)
 
 

@@ -49,6 +49,8 @@ class TrainConfig:
     workers: int | None = None
     #: weight of a CatBoost model on RDKit descriptors blended into the mean (0 = none)
     catboost_weight: float = DEFAULTS.blend_catboost
+    #: members hold out a fold each to calibrate intervals and the domain (training.holdout)
+    calibrate: bool = DEFAULTS.calibrate
 
     def validate(self) -> None:
         for name in ("epochs", "batch_size", "ensemble"):
@@ -102,6 +104,21 @@ def _predict_scaled(model: torch.nn.Module, graphs: list[Graph], device: str, ba
     return np.concatenate(outs) if outs else np.zeros((0, 1))
 
 
+@torch.no_grad()
+def member_outputs(
+    model: torch.nn.Module, graphs: list[Graph], device: str, batch_size: int = 256
+) -> tuple[np.ndarray, torch.Tensor]:
+    """Scaled predictions ``[n, T]`` and embeddings ``[n, d]`` of every graph (eval mode)."""
+    model.eval()
+    preds, embeddings = [], []
+    for start in range(0, len(graphs), batch_size):
+        batch = collate_graphs(graphs[start : start + batch_size]).to(device)
+        hidden = model.embed(batch)
+        preds.append(model.head.lins[-1](hidden).float().cpu().numpy())
+        embeddings.append(hidden.float().cpu())
+    return np.concatenate(preds), torch.cat(embeddings)
+
+
 def fit_member(
     graphs: list[Graph],
     train_idx: np.ndarray,
@@ -111,12 +128,14 @@ def fit_member(
     target_scaler: TargetScaler,
     seed: int,
     member_index: int = 0,
+    outputs: bool = False,
     on_epoch: EpochCallback | None = None,
 ) -> Member:
     """Train one model on ``graphs[train_idx]``, early-stopping on ``graphs[val_idx]``.
 
     ``graphs`` carry standardized ``y`` ([1, T], NaN = missing) and, when the model fuses
-    them, scaled ``descriptors``.
+    them, scaled ``descriptors``. ``outputs``: also the trained model's predictions and
+    embeddings of every graph (:func:`member_outputs`), for calibration.
     """
     device = resolve_device(config.device)
     torch.manual_seed(seed)
@@ -176,6 +195,10 @@ def fit_member(
     if best_state is None:  # no validation split: keep the last epoch
         best_state = {k: v.detach().cpu() for k, v in model.state_dict().items()}
         best_epoch = epoch
+    held_out = None
+    if outputs:
+        model.load_state_dict(best_state)
+        held_out = member_outputs(model, graphs, device)
     return Member(
         state_dict=best_state,
         seed=seed,
@@ -184,6 +207,7 @@ def fit_member(
         epochs_run=epoch,
         seconds=time.perf_counter() - start_time,
         history=history,
+        outputs=held_out,
     )
 
 
@@ -246,17 +270,38 @@ def train_model(
             raise ScoremolError("use_descriptors=True needs featurized descriptors")
         descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
+    folds = None
+    if config.calibrate:
+        from scoremol.training.holdout import holdout_folds
+
+        folds = holdout_folds(len(graphs), config.ensemble, config.val_fraction, config.seed)
     jobs = []
     n_val = int(round(config.val_fraction * len(graphs)))
     for k in range(config.ensemble):
         seed = config.seed + k
-        if config.val_fraction > 0 and n_val >= 1 and len(graphs) - n_val >= 1:
+        if folds is not None:  # member k holds out fold k (and validates on it, if it early-stops)
+            held = folds == k % (int(folds.max()) + 1)
+            train_idx = np.flatnonzero(~held)
+            val_idx = np.flatnonzero(held) if config.val_fraction > 0 else np.arange(0)
+        elif config.val_fraction > 0 and n_val >= 1 and len(graphs) - n_val >= 1:
             from sklearn.model_selection import train_test_split  # only when there is a split
 
             train_idx, val_idx = train_test_split(np.arange(len(graphs)), test_size=n_val, random_state=seed)
         else:
             train_idx, val_idx = np.arange(len(graphs)), np.arange(0)
-        jobs.append((graphs, np.sort(train_idx), np.sort(val_idx), model_config, config, target_scaler, seed, k))
+        jobs.append(
+            (
+                graphs,
+                np.sort(train_idx),
+                np.sort(val_idx),
+                model_config,
+                config,
+                target_scaler,
+                seed,
+                k,
+                folds is not None,
+            )
+        )
     plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
@@ -272,13 +317,36 @@ def train_model(
         # stopping on a held-out tenth (0.515 vs 0.521 blended)
         tree = fit_tree_blend(full, target_names[0], rows, config.catboost_weight, seed=config.seed)
         tree_seconds = time.perf_counter() - start
+    calibration = domain = None
+    calibration_seconds, held_out = 0.0, 0
+    if folds is not None:
+        from scoremol.training.holdout import calibrate
+
+        if on_phase is not None:
+            on_phase("Calibration")
+        start = time.perf_counter()
+        fit_tree = None
+        if tree is not None:
+            from scoremol.models.catboost import fit_tree_blend
+
+            def fit_tree(positions: np.ndarray):
+                return fit_tree_blend(full, target_names[0], rows[positions], 1.0, seed=config.seed).predict
+
+        calibration, domain, held_out = calibrate(
+            full, rows, y_all, folds, [m.outputs for m in members], target_scaler, fit_tree, config.catboost_weight
+        )
+        for m in members:
+            m.outputs = None  # not part of the model
+        calibration_seconds = time.perf_counter() - start
     best = [m.best_val_rmse for m in members]
     metrics = {
         "n_train_molecules": int(len(graphs)),
         "best_val_rmse_mean": float(np.nanmean(best)) if np.isfinite(best).any() else None,
         "best_val_rmse": [None if math.isnan(b) else b for b in best],
         "best_epochs": [m.best_epoch for m in members],
-        "seconds": network_seconds + (tree_seconds if tree is not None else 0.0),
+        "seconds": network_seconds + (tree_seconds if tree is not None else 0.0) + calibration_seconds,
+        "calibration_seconds": calibration_seconds,
+        "held_out_molecules": held_out,
         "parameters": count_parameters(build_model(model_config)),
     }
     return TrainedModel(
@@ -293,4 +361,6 @@ def train_model(
         metrics=metrics,
         descriptor_columns=columns,
         tree=tree,
+        calibration=calibration,
+        domain=domain,
     )

@@ -98,7 +98,18 @@ def default_targets(entry: DatasetInfo | None, data: FeaturizedDataset) -> list[
 
 #: Spec fields that are ModelConfig / TrainConfig fields of the same name.
 _MODEL_FIELDS = ("arch", "dt", "steps", "integrator", "learnable_dt", "readout", "hidden", "dropout", "heads")
-_TRAIN_FIELDS = ("epochs", "batch_size", "lr", "weight_decay", "seed", "val_fraction", "patience", "ensemble", "device")
+_TRAIN_FIELDS = (
+    "epochs",
+    "batch_size",
+    "lr",
+    "weight_decay",
+    "seed",
+    "val_fraction",
+    "patience",
+    "ensemble",
+    "device",
+    "calibrate",
+)
 
 
 @dataclass(frozen=True)

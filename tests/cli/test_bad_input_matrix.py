@@ -16,12 +16,16 @@ import torch
 from scoremol.models.checkpoint import load_model
 from tests.conftest import run_cli
 
-SDF_GOOD = "ethanol\n  RDKit          2D\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n" \
-    "    0.0000    0.0000    0.0000 C   0  0\n    1.2990    0.7500    0.0000 C   0  0\n" \
+SDF_GOOD = (
+    "ethanol\n  RDKit          2D\n\n  3  2  0  0  0  0  0  0  0  0999 V2000\n"
+    "    0.0000    0.0000    0.0000 C   0  0\n    1.2990    0.7500    0.0000 C   0  0\n"
     "    2.5981   -0.0000    0.0000 O   0  0\n  1  2  1  0\n  2  3  1  0\nM  END\n$$$$\n"
-SDF_BAD = "broken\n  RDKit          2D\n\n  2  1  0  0  0  0  0  0  0  0999 V2000\n" \
-    "    0.0000    0.0000    0.0000 C   0  0\n    1.2990    0.7500    0.0000 C   0  0\n" \
+)
+SDF_BAD = (
+    "broken\n  RDKit          2D\n\n  2  1  0  0  0  0  0  0  0  0999 V2000\n"
+    "    0.0000    0.0000    0.0000 C   0  0\n    1.2990    0.7500    0.0000 C   0  0\n"
     "  1  5  1  0\nM  END\n$$$$\n"
+)
 
 # (case, file name, bytes, extra CLI args, expected exit code, expected rows or error fragment)
 FILES = [

@@ -49,12 +49,33 @@ def test_cli_cv_json_schema_and_outputs(tiny_csv, tmp_path):
 SLOW = pytest.mark.slow
 BASELINES = [
     pytest.param(["--arch", "catboost", "--morgan"], id="catboost-morgan", marks=SLOW),
-    pytest.param(["--arch", "score-mlp", "--hidden", "16", "--epochs", "2", "--ensemble", "1"], id="score-mlp",
-                 marks=SLOW),
-    pytest.param(["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "2", "--blend-catboost", "0.3"],
-                 id="gcn-blend", marks=SLOW),
-    pytest.param(["--arch", "mlp", "--mode", "base", "--hidden", "16", "--epochs", "2", "--ensemble", "1",
-                  "--blend-catboost", "0", "--split", "scaffold"], id="mlp-scaffold"),
+    pytest.param(
+        ["--arch", "score-mlp", "--hidden", "16", "--epochs", "2", "--ensemble", "1"], id="score-mlp", marks=SLOW
+    ),
+    pytest.param(
+        ["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "2", "--blend-catboost", "0.3"],
+        id="gcn-blend",
+        marks=SLOW,
+    ),
+    pytest.param(
+        [
+            "--arch",
+            "mlp",
+            "--mode",
+            "base",
+            "--hidden",
+            "16",
+            "--epochs",
+            "2",
+            "--ensemble",
+            "1",
+            "--blend-catboost",
+            "0",
+            "--split",
+            "scaffold",
+        ],
+        id="mlp-scaffold",
+    ),
 ]
 
 
@@ -71,15 +92,28 @@ def test_cli_cv_baselines_on_a_tiny_set(extra, tiny_csv, tmp_path):
 @pytest.mark.slow
 def test_cli_cv_catboost_defaults_to_fixed_trees_on_all_training_rows(tiny_csv, tmp_path):
     """CatBoost's baseline is the blended tree's recipe unless a validation split is asked for."""
-    stdout, err, code = run_cli("cv", str(tiny_csv), "-t", ESOL_TARGET, "--folds", "3", "--json", "--arch", "catboost",
-                                cwd=tmp_path)
+    stdout, err, code = run_cli(
+        "cv", str(tiny_csv), "-t", ESOL_TARGET, "--folds", "3", "--json", "--arch", "catboost", cwd=tmp_path
+    )
     assert code == 0, err
     spec = json.loads(stdout)["config"]["spec"]
     assert (spec["val_fraction"], spec["ensemble"], spec["blend_catboost"]) == (0.0, 1, 0.0)
     assert spec["descriptor_set"] == "tree"
     assert {f["best_epoch"] for f in json.loads(stdout)["folds"]} == {float(FIXED_TREES)}  # every tree kept
-    stdout, err, code = run_cli("cv", str(tiny_csv), "-t", ESOL_TARGET, "--folds", "3", "--json", "--arch", "catboost",
-                                "--val-fraction", "0.2", cwd=tmp_path)
+    stdout, err, code = run_cli(
+        "cv",
+        str(tiny_csv),
+        "-t",
+        ESOL_TARGET,
+        "--folds",
+        "3",
+        "--json",
+        "--arch",
+        "catboost",
+        "--val-fraction",
+        "0.2",
+        cwd=tmp_path,
+    )
     assert code == 0, err
     payload = json.loads(stdout)
     assert payload["config"]["spec"]["val_fraction"] == 0.2

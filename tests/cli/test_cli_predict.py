@@ -11,8 +11,7 @@ import pandas as pd
 from tests.conftest import ESOL_TARGET, PRED, ROOT, STD, run_cli
 
 MESSY = (
-    "smiles,name\nCCO,ethanol\n,blank\nnot_a_smiles,bad\n[Na+].CC(=O)[O-],salt\nCCO,ethanol again\n"
-    "c1ccccc1,benzene\n"
+    "smiles,name\nCCO,ethanol\n,blank\nnot_a_smiles,bad\n[Na+].CC(=O)[O-],salt\nCCO,ethanol again\nc1ccccc1,benzene\n"
 )
 EXAMPLES = ROOT / "data" / "examples.smi"
 

@@ -47,8 +47,9 @@ def test_train_from_a_features_file_and_bad_options(tmp_path, esol_path):
     assert code == 0, err
     _, err, code = run_cli("train", str(bare), "-t", ESOL_TARGET, *FAST)
     assert code == 1 and "has no descriptors" in err and "Traceback" not in err
-    _, err, code = run_cli("train", str(bare), "-t", ESOL_TARGET, "--no-descriptors", *FAST,
-                           "-o", str(tmp_path / "m2.pt"))
+    _, err, code = run_cli(
+        "train", str(bare), "-t", ESOL_TARGET, "--no-descriptors", *FAST, "-o", str(tmp_path / "m2.pt")
+    )
     assert code == 0, err
     _, err, code = run_cli("train", str(small), "-t", "nope", *FAST)
     assert code == 1 and "target column 'nope' not found" in err
@@ -82,8 +83,9 @@ def test_cuda_without_a_gpu_is_a_clear_error(tmp_path):
 def test_fast_preset_trains_one_small_graph_only_network(tmp_path, esol_path):
     small = esol_head(esol_path, 60, tmp_path)
     model_path = tmp_path / "fast.pt"
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--preset", "fast", "--epochs", "2",
-                           "-o", str(model_path))
+    _, err, code = run_cli(
+        "train", str(small), "-t", ESOL_TARGET, "--preset", "fast", "--epochs", "2", "-o", str(model_path)
+    )
     assert code == 0, err
     model = load_model(model_path)
     config = model.model_config
@@ -98,8 +100,23 @@ def test_fast_preset_trains_one_small_graph_only_network(tmp_path, esol_path):
 def test_explicit_options_override_the_preset_and_unknown_presets_fail(tmp_path, esol_path):
     small = esol_head(esol_path, 60, tmp_path)
     model_path = tmp_path / "m.pt"
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--preset", "fast", "--epochs", "1",
-                           "--hidden", "32", "--descriptors", "--ensemble", "2", "-o", str(model_path))
+    _, err, code = run_cli(
+        "train",
+        str(small),
+        "-t",
+        ESOL_TARGET,
+        "--preset",
+        "fast",
+        "--epochs",
+        "1",
+        "--hidden",
+        "32",
+        "--descriptors",
+        "--ensemble",
+        "2",
+        "-o",
+        str(model_path),
+    )
     assert code == 0, err
     model = load_model(model_path)
     assert model.model_config.hidden == 32 and model.model_config.use_descriptors and len(model.members) == 2
@@ -111,8 +128,22 @@ def test_explicit_options_override_the_preset_and_unknown_presets_fail(tmp_path,
 def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
     small = esol_head(esol_path, 120, tmp_path)
     model_path = tmp_path / "m.pt"
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--arch", "gcn", "--hidden", "16", "--epochs", "2",
-                           "--blend-catboost", "0.3", "-o", str(model_path))
+    _, err, code = run_cli(
+        "train",
+        str(small),
+        "-t",
+        ESOL_TARGET,
+        "--arch",
+        "gcn",
+        "--hidden",
+        "16",
+        "--epochs",
+        "2",
+        "--blend-catboost",
+        "0.3",
+        "-o",
+        str(model_path),
+    )
     assert code == 0, err
     assert "CatBoost blend, weight 0.3" in err
     model = load_model(model_path)
@@ -123,8 +154,9 @@ def test_cli_train_and_predict_with_a_blend(tmp_path, esol_path):
     assert code == 0, err
     frame = pd.read_csv(io.StringIO(out), keep_default_na=False)
     assert list(frame["status"]) == ["ok", "invalid", "ok"] and frame[PRED][1] == ""
-    fast_out, err, code = run_cli("predict", "-", "-m", str(model_path), "--network-only",
-                                  stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n")
+    fast_out, err, code = run_cli(
+        "predict", "-", "-m", str(model_path), "--network-only", stdin="smiles\nc1ccccc1\nnot a smiles\nCCO\n"
+    )
     assert code == 0, err
     fast = pd.read_csv(io.StringIO(fast_out), keep_default_na=False)
     assert list(fast["status"]) == ["ok", "invalid", "ok"]
@@ -137,8 +169,9 @@ def catboost_model(esol_path, tmp_path_factory):
     directory = tmp_path_factory.mktemp("catboost")
     small = esol_head(esol_path, 80, directory)
     model_path = directory / "tree.pt"
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--arch", "catboost", "-o", str(model_path),
-                           cwd=directory)
+    _, err, code = run_cli(
+        "train", str(small), "-t", ESOL_TARGET, "--arch", "catboost", "-o", str(model_path), cwd=directory
+    )
     assert code == 0, err
     assert not (directory / "catboost_info").exists()
     return model_path, small, err
@@ -177,11 +210,22 @@ def test_network_only_on_a_catboost_model_is_not_a_silent_empty_prediction(catbo
 
 def test_catboost_baseline_rejects_what_it_cannot_save(tmp_path, esol_path):
     small = esol_head(esol_path, 40, tmp_path)
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "--arch", "catboost", "--morgan",
-                           "-o", str(tmp_path / "m.pt"))
+    _, err, code = run_cli(
+        "train", str(small), "-t", ESOL_TARGET, "--arch", "catboost", "--morgan", "-o", str(tmp_path / "m.pt")
+    )
     assert code == 1 and "morgan=True is for cross-validation" in err
-    _, err, code = run_cli("train", str(small), "-t", ESOL_TARGET, "-t", "Molecular Weight", "--arch", "catboost",
-                           "-o", str(tmp_path / "m.pt"))
+    _, err, code = run_cli(
+        "train",
+        str(small),
+        "-t",
+        ESOL_TARGET,
+        "-t",
+        "Molecular Weight",
+        "--arch",
+        "catboost",
+        "-o",
+        str(tmp_path / "m.pt"),
+    )
     assert code == 1 and "predicts one target" in err
     assert not (tmp_path / "m.pt").exists()
 

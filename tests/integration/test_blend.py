@@ -28,8 +28,14 @@ SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))
 def blended(esol_data):
     """A 2-member GNN on the fast descriptors blended with CatBoost on all of them."""
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=2, ensemble=2, catboost_weight=0.3),
-                        rows=np.arange(150), gnn_descriptors=FAST_DESCRIPTORS)
+    model = train_model(
+        esol_data,
+        [ESOL_TARGET],
+        config,
+        quick_config(epochs=2, ensemble=2, catboost_weight=0.3),
+        rows=np.arange(150),
+        gnn_descriptors=FAST_DESCRIPTORS,
+    )
     return model
 
 
@@ -48,8 +54,14 @@ def test_the_blend_is_the_weighted_mean_of_network_and_tree(blended, esol_data):
 
 def test_the_network_fuses_only_its_own_descriptors(esol_data):
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=1, catboost_weight=0.5),
-                        rows=np.arange(60), gnn_descriptors=FAST_DESCRIPTORS)
+    model = train_model(
+        esol_data,
+        [ESOL_TARGET],
+        config,
+        quick_config(epochs=1, catboost_weight=0.5),
+        rows=np.arange(60),
+        gnn_descriptors=FAST_DESCRIPTORS,
+    )
     names = list(esol_data.settings.descriptor_names)
     assert len(names) > 200 and model.descriptor_columns == [names.index(n) for n in FAST_DESCRIPTORS]
     assert len(model.descriptor_scaler.to_dict()["mean"]) == len(FAST_DESCRIPTORS)
@@ -57,8 +69,14 @@ def test_the_network_fuses_only_its_own_descriptors(esol_data):
 
 def test_blended_model_file_round_trip(tmp_path, esol_data):
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(esol_data, [ESOL_TARGET], config, quick_config(epochs=1, catboost_weight=0.4),
-                        rows=np.arange(80), gnn_descriptors=FAST_DESCRIPTORS)
+    model = train_model(
+        esol_data,
+        [ESOL_TARGET],
+        config,
+        quick_config(epochs=1, catboost_weight=0.4),
+        rows=np.arange(80),
+        gnn_descriptors=FAST_DESCRIPTORS,
+    )
     path = tmp_path / "blend.pt"
     save_model(model, path)
     payload = torch.load(path, weights_only=True)  # no pickled objects, the tree is bytes
@@ -75,11 +93,21 @@ def test_blended_model_file_round_trip(tmp_path, esol_data):
 
 def test_blend_needs_one_target_and_a_weight_below_one(esol_data):
     with pytest.raises(ScoremolError, match=r"\[0, 1\)"):
-        train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=1, catboost_weight=1.0),
-                    rows=np.arange(40))
+        train_model(
+            esol_data,
+            [ESOL_TARGET],
+            ModelConfig(**SMALL),
+            quick_config(epochs=1, catboost_weight=1.0),
+            rows=np.arange(40),
+        )
     with pytest.raises(ScoremolError, match="single target"):
-        train_model(esol_data, [ESOL_TARGET, ESOL_TARGET], ModelConfig(**SMALL, n_targets=2),
-                    quick_config(epochs=1, catboost_weight=0.3), rows=np.arange(40))
+        train_model(
+            esol_data,
+            [ESOL_TARGET, ESOL_TARGET],
+            ModelConfig(**SMALL, n_targets=2),
+            quick_config(epochs=1, catboost_weight=0.3),
+            rows=np.arange(40),
+        )
 
 
 @pytest.mark.slow

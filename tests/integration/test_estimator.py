@@ -116,14 +116,20 @@ def test_misuse_is_a_clear_error(esol100):
 
 def test_unparsable_training_smiles_are_left_out(esol100):
     smiles, y, _ = esol100
-    regressor = ScoreRegressor(preset="fast", epochs=1).fit([*smiles[:30], "not a smiles"], [*y[:30], 1.0],
-                                                            target="logS")
+    regressor = ScoreRegressor(preset="fast", epochs=1).fit(
+        [*smiles[:30], "not a smiles"], [*y[:30], 1.0], target="logS"
+    )
     assert regressor.n_failed_ == 1 and regressor.model_.metrics["n_train_molecules"] == 30
     assert regressor.model_.target_names == ["logS"]
 
 
-@pytest.mark.parametrize("options", [["--preset", "fast", "--epochs", "3"],
-                                     ["--hidden", "16", "--epochs", "2", "--ensemble", "2", "--blend-catboost", "0.3"]])
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["--preset", "fast", "--epochs", "3"],
+        ["--hidden", "16", "--epochs", "2", "--ensemble", "2", "--blend-catboost", "0.3"],
+    ],
+)
 def test_the_command_line_and_the_python_api_build_the_same_model(esol100, tmp_path, options):
     """One spec, two skins: `scoremol train` and ScoreRegressor give identical predictions."""
     smiles, y, held_out = esol100
@@ -131,8 +137,10 @@ def test_the_command_line_and_the_python_api_build_the_same_model(esol100, tmp_p
     pd.DataFrame({"smiles": smiles, "logS": y}).to_csv(csv, index=False)
     _, err, code = run_cli("train", str(csv), "-t", "logS", *options, "-o", str(tmp_path / "cli.pt"))
     assert code == 0, err
-    kwargs = {k.lstrip("-").replace("-", "_"): float(v) if "." in v else (int(v) if v.isdigit() else v)
-              for k, v in zip(options[::2], options[1::2])}
+    kwargs = {
+        k.lstrip("-").replace("-", "_"): float(v) if "." in v else (int(v) if v.isdigit() else v)
+        for k, v in zip(options[::2], options[1::2])
+    }
     python = ScoreRegressor(**kwargs).fit(smiles, y.to_numpy(), target="logS")
     cli = ScoreRegressor.load(tmp_path / "cli.pt")
     test = held_out["smiles"].tolist()

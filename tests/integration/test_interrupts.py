@@ -25,9 +25,15 @@ def _default_signals() -> None:
 
 
 def _start(args, cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "scoremol", *args], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd,
-                            preexec_fn=_default_signals)
+    return subprocess.Popen(
+        [sys.executable, "-m", "scoremol", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=cwd,
+        preexec_fn=_default_signals,
+    )
 
 
 def _children(pid: int) -> list[int]:
@@ -103,8 +109,10 @@ def test_ctrl_c_during_predict_leaves_no_output(tiny_model, tmp_path):
     src = _smi(tmp_path / "big.smi", 60_000)
     out_dir = tmp_path / "out"
     out_dir.mkdir()
-    proc = _start(["predict", str(src), "--model", str(model_path), "-o", str(out_dir / "pred.csv"),
-                   "--chunk-size", "500"], tmp_path)
+    proc = _start(
+        ["predict", str(src), "--model", str(model_path), "-o", str(out_dir / "pred.csv"), "--chunk-size", "500"],
+        tmp_path,
+    )
     _interrupt_when_writing(proc, out_dir)
     err = _finish(proc)
     assert proc.returncode != 0, f"prediction finished before the signal arrived:\n{err}"
@@ -122,8 +130,20 @@ def test_signals_during_featurize_leave_no_output(sig, code, tmp_path):
         src = _smi(tmp_path / f"big{rows}.smi", rows)
         out_dir = tmp_path / f"out{rows}"
         out_dir.mkdir()
-        proc = _start(["featurize", str(src), "-o", str(out_dir / "f.pt"), "--report", str(out_dir / "r.csv"),
-                       "--no-cache", "--workers", "2"], tmp_path)
+        proc = _start(
+            [
+                "featurize",
+                str(src),
+                "-o",
+                str(out_dir / "f.pt"),
+                "--report",
+                str(out_dir / "r.csv"),
+                "--no-cache",
+                "--workers",
+                "2",
+            ],
+            tmp_path,
+        )
         workers = _wait_for_workers(proc)
         proc.send_signal(sig)
         err = _finish(proc)

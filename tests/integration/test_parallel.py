@@ -67,8 +67,10 @@ def test_collate_matches_pyg_batch():
     ids = np.array([4, 0, 2, 2, 7])
     graphs = [data.graph(int(i)) for i in ids]
     ref = Batch.from_data_list(graphs)
-    for batch in (collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr, ids),
-                  collate_graphs(graphs)):
+    for batch in (
+        collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr, ids),
+        collate_graphs(graphs),
+    ):
         for key in ("x", "edge_index", "edge_attr", "batch", "ptr"):
             assert torch.equal(getattr(ref, key), getattr(batch, key)), key
         assert batch.num_graphs == len(ids)

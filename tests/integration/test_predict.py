@@ -10,12 +10,11 @@ import numpy as np
 import pandas as pd
 
 from scoremol.data.read import read_input
-from scoremol.inference.predict import output_columns, predict_chunk, predict_stream
+from scoremol.inference.predict import OutputOptions, output_columns, predict_chunk, predict_stream
 from tests.conftest import ESOL_TARGET, PRED, STD
 
 MESSY = (
-    "smiles,name\nCCO,ethanol\n,blank\nnot_a_smiles,bad\n[Na+].CC(=O)[O-],salt\nCCO,ethanol again\n"
-    "c1ccccc1,benzene\n"
+    "smiles,name\nCCO,ethanol\n,blank\nnot_a_smiles,bad\n[Na+].CC(=O)[O-],salt\nCCO,ethanol again\nc1ccccc1,benzene\n"
 )
 
 
@@ -54,14 +53,28 @@ def test_input_columns_are_never_overwritten(tiny_model, esol_path):
 
 def test_column_names_new_legacy_and_on_collision(tiny_model):
     model, _ = tiny_model  # two members: a spread column too
-    assert output_columns(model, ["smiles"]) == ([PRED], [STD], "status", "reason")
-    assert output_columns(model, ["smiles"], legacy_names=True) == (
-        [ESOL_TARGET], [f"{ESOL_TARGET}_std"], "status", "reason")
+    legacy = OutputOptions(legacy_names=True)
+
+    def names(columns):
+        return columns.pred, columns.std, columns.status, columns.reason
+
+    assert names(output_columns(model, ["smiles"])) == ([PRED], [STD], "status", "reason")
+    assert names(output_columns(model, ["smiles"], legacy)) == (
+        [ESOL_TARGET],
+        [f"{ESOL_TARGET}_std"],
+        "status",
+        "reason",
+    )
     # scoremol 0.1 named the prediction after the training column, `<name>_pred` on a collision
-    assert output_columns(model, ["smiles", ESOL_TARGET], legacy_names=True)[:2] == (
-        [f"{ESOL_TARGET}_pred"], [f"{ESOL_TARGET}_pred_std"])
-    assert output_columns(model, ["smiles", PRED, STD, "reason"])[:2] == ([f"scoremol_{PRED}"], [f"scoremol_{STD}"])
-    assert output_columns(model, ["smiles", PRED, "scoremol_" + PRED])[0] == [f"scoremol_scoremol_{PRED}"]
+    assert names(output_columns(model, ["smiles", ESOL_TARGET], legacy))[:2] == (
+        [f"{ESOL_TARGET}_pred"],
+        [f"{ESOL_TARGET}_pred_std"],
+    )
+    assert names(output_columns(model, ["smiles", PRED, STD, "reason"]))[:2] == (
+        [f"scoremol_{PRED}"],
+        [f"scoremol_{STD}"],
+    )
+    assert output_columns(model, ["smiles", PRED, "scoremol_" + PRED]).pred == [f"scoremol_scoremol_{PRED}"]
 
 
 def test_legacy_names_in_the_stream(tiny_model, tmp_path):
@@ -70,7 +83,7 @@ def test_legacy_names_in_the_stream(tiny_model, tmp_path):
     src.write_text("CCO\nc1ccccc1\n")
     new, legacy = io.StringIO(), io.StringIO()
     predict_stream(model, str(src), new)
-    predict_stream(model, str(src), legacy, legacy_names=True)
+    predict_stream(model, str(src), legacy, options=OutputOptions(legacy_names=True))
     a, b = pd.read_csv(io.StringIO(new.getvalue())), pd.read_csv(io.StringIO(legacy.getvalue()))
     assert list(a.columns) == ["smiles", "name", PRED, STD, "status", "reason"]
     assert list(b.columns) == ["smiles", "name", ESOL_TARGET, f"{ESOL_TARGET}_std", "status", "reason"]

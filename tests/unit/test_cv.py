@@ -13,9 +13,26 @@ from scoremol.training.metrics import regression_metrics
 from tests.conftest import ESOL_FOLDS
 
 SMILES = [
-    "c1ccccc1O", "c1ccccc1N", "c1ccccc1Cl", "Cc1ccccc1", "C1CCCCC1O", "C1CCCCC1N", "C1CCNCC1", "C1CCNCC1C",
-    "c1ccc2ccccc2c1", "Cc1ccc2ccccc2c1", "CCO", "CCCO", "CCCCO", "CCN", "CC(=O)O", "c1ccncc1", "Cc1ccncc1",
-    "O=C1CCCC1", "CC1=CC(=O)CC1", "c1ccoc1",
+    "c1ccccc1O",
+    "c1ccccc1N",
+    "c1ccccc1Cl",
+    "Cc1ccccc1",
+    "C1CCCCC1O",
+    "C1CCCCC1N",
+    "C1CCNCC1",
+    "C1CCNCC1C",
+    "c1ccc2ccccc2c1",
+    "Cc1ccc2ccccc2c1",
+    "CCO",
+    "CCCO",
+    "CCCCO",
+    "CCN",
+    "CC(=O)O",
+    "c1ccncc1",
+    "Cc1ccncc1",
+    "O=C1CCCC1",
+    "CC1=CC(=O)CC1",
+    "c1ccoc1",
 ]
 
 
@@ -99,8 +116,9 @@ def test_run_cv_refolds_each_repeat_with_a_new_seed():
         calls.append(seed)
         return y[test], 1.0, 0, []
 
-    results = cvlib.run_cv(np.array([0, 0, 1, 1, 2, 2]), y, runner, repeats=2, seed=5,
-                           refold=lambda r: np.array([1, 0, 1, 0, 1, 0]))
+    results = cvlib.run_cv(
+        np.array([0, 0, 1, 1, 2, 2]), y, runner, repeats=2, seed=5, refold=lambda r: np.array([1, 0, 1, 0, 1, 0])
+    )
     assert [(r.repeat, r.fold) for r in results] == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
     assert calls == [5, 5, 5, 1005, 1005]
     assert results[3].test_rows.tolist() == [1, 3, 5]

@@ -136,8 +136,10 @@ def _reference_arrays(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray, np.ndarray
     edges, attrs = [], []
     for bond in mol.GetBonds():
         a = np.zeros(BOND_DIM, dtype=np.float32)
-        for name, values, value in (("bond_type", F.BOND_TYPES, bond.GetBondType()),
-                                    ("stereo", F.BOND_STEREOS, bond.GetStereo())):
+        for name, values, value in (
+            ("bond_type", F.BOND_TYPES, bond.GetBondType()),
+            ("stereo", F.BOND_STEREOS, bond.GetStereo()),
+        ):
             a[BOND_OFFSETS[name] + (values.index(value) if value in values else len(values))] = 1.0
         a[BOND_OFFSETS["conjugated"]] = bond.GetIsConjugated()
         a[BOND_OFFSETS["in_ring"]] = bond.IsInRing()
@@ -149,11 +151,26 @@ def _reference_arrays(mol: Chem.Mol) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return x, edge_index, edge_attr
 
 
-@pytest.mark.parametrize("smiles", [
-    "CCO", "c1ccccc1O", "C[C@H](N)C(=O)O", "F/C=C\\F", "[2H]C([2H])([2H])O", "c1ccccc1[13CH3]",
-    "C[N+](C)(C)CC(=O)[O-]", "[Pt](Cl)(Cl)(N)N", "[Fe+3]", "[H][H]", "C#N", "O=S(=O)(O)c1ccc2ccccc2c1",
-    "CC1=C(C(=O)OC2CCCC2)[C@@H](c2ccccc2[N+](=O)[O-])C(C(=O)OC)=C(C)N1", "[Se]1C=CC=C1", "[U]",
-])
+@pytest.mark.parametrize(
+    "smiles",
+    [
+        "CCO",
+        "c1ccccc1O",
+        "C[C@H](N)C(=O)O",
+        "F/C=C\\F",
+        "[2H]C([2H])([2H])O",
+        "c1ccccc1[13CH3]",
+        "C[N+](C)(C)CC(=O)[O-]",
+        "[Pt](Cl)(Cl)(N)N",
+        "[Fe+3]",
+        "[H][H]",
+        "C#N",
+        "O=S(=O)(O)c1ccc2ccccc2c1",
+        "CC1=C(C(=O)OC2CCCC2)[C@@H](c2ccccc2[N+](=O)[O-])C(C(=O)OC)=C(C)N1",
+        "[Se]1C=CC=C1",
+        "[U]",
+    ],
+)
 def test_memoized_featurizer_matches_the_reference_layout(smiles):
     mol = Chem.MolFromSmiles(smiles)
     for _ in range(2):  # cold, then served from the memo
@@ -191,20 +208,46 @@ def test_row_table_stays_correct_when_it_grows_and_resets():
     assert table.gather([], []).shape == (0, 3)
 
 
-@pytest.mark.parametrize("smiles, plain", [
-    ("CCO", True), ("c1ccccc1[13CH3]", True), ("[NH4+].[Cl-]", True),
-    ("C[C@H](N)O", False), ("C[C@@H](N)O", False), ("F/C=C/F", False), ("F\\C=C\\F", False),
-    ("[NH3]->[Cu+2]", False), ("[Cu+2]<-[NH3]", False), ("CC=CC |w:1.0|", False),
-])
+@pytest.mark.parametrize(
+    "smiles, plain",
+    [
+        ("CCO", True),
+        ("c1ccccc1[13CH3]", True),
+        ("[NH4+].[Cl-]", True),
+        ("C[C@H](N)O", False),
+        ("C[C@@H](N)O", False),
+        ("F/C=C/F", False),
+        ("F\\C=C\\F", False),
+        ("[NH3]->[Cu+2]", False),
+        ("[Cu+2]<-[NH3]", False),
+        ("CC=CC |w:1.0|", False),
+    ],
+)
 def test_plain_smiles_are_those_without_stereo_or_dative_marks(smiles, plain):
     assert is_plain_smiles(smiles) is plain
 
 
 #: Molecules whose SMILES text says little (charges, isotopes, stereo, fragments, metals),
 #: next to the shared sets, where most SMILES let featurization skip getters.
-TRICKY = ["CN(=O)=O", "O=[N+]([O-])c1ccccc1", "[13CH3]c1ccccc1", "[2H]OC", "C[C@H](N)O", "F/C=C/F",
-          "[NH4+].[Cl-]", "CC(=O)[O-].[Na+]", "C[N+](C)(C)C", "[Cu+2]<-[NH3]", "c1cc[nH]c1", "[Fe]",
-          "OCl(=O)(=O)=O", "C1CC1.CCO", "CC[S+]([O-])C", "[O-][n+]1ccccc1", "CC=CC |w:1.0|"]
+TRICKY = [
+    "CN(=O)=O",
+    "O=[N+]([O-])c1ccccc1",
+    "[13CH3]c1ccccc1",
+    "[2H]OC",
+    "C[C@H](N)O",
+    "F/C=C/F",
+    "[NH4+].[Cl-]",
+    "CC(=O)[O-].[Na+]",
+    "C[N+](C)(C)C",
+    "[Cu+2]<-[NH3]",
+    "c1cc[nH]c1",
+    "[Fe]",
+    "OCl(=O)(=O)=O",
+    "C1CC1.CCO",
+    "CC[S+]([O-])C",
+    "[O-][n+]1ccccc1",
+    "CC=CC |w:1.0|",
+]
 
 
 def _shared_and_tricky_smiles() -> list[str]:
@@ -238,15 +281,18 @@ def test_known_traits_route_matches_the_full_route_on_every_shared_molecule():
     assert min(skipped.values()) > 0.6 * checked  # the fast routes are the common case
 
 
-@pytest.mark.parametrize("smiles, known", [
-    ("CCO", KnownTraits(True, True, True)),
-    ("CN(=O)=O", KnownTraits(True, True, False)),  # sanitized to C[N+](=O)[O-]
-    ("[13CH3]C", KnownTraits(True, False, True)),
-    ("C[C@H](N)O", KnownTraits(False, False, True)),  # a bracket atom: isotopes unknown
-    ("C[NH3+]", KnownTraits(True, False, False)),  # neutralized to CN, but charges are then asked
-    ("C[N+](C)(C)C", KnownTraits(True, False, False)),  # a quaternary ammonium stays charged
-    ("CCO |$a;b;c$|", KnownTraits(False, False, True)),  # CXSMILES: stereo and isotopes asked
-])
+@pytest.mark.parametrize(
+    "smiles, known",
+    [
+        ("CCO", KnownTraits(True, True, True)),
+        ("CN(=O)=O", KnownTraits(True, True, False)),  # sanitized to C[N+](=O)[O-]
+        ("[13CH3]C", KnownTraits(True, False, True)),
+        ("C[C@H](N)O", KnownTraits(False, False, True)),  # a bracket atom: isotopes unknown
+        ("C[NH3+]", KnownTraits(True, False, False)),  # neutralized to CN, but charges are then asked
+        ("C[N+](C)(C)C", KnownTraits(True, False, False)),  # a quaternary ammonium stays charged
+        ("CCO |$a;b;c$|", KnownTraits(False, False, True)),  # CXSMILES: stereo and isotopes asked
+    ],
+)
 def test_known_traits_from_smiles_text_and_standardization(smiles, known):
     assert parse_molecule(smiles).known == known
 
@@ -288,7 +334,7 @@ def test_featurizing_chunks_keeps_stereo_of_smiles_with_marks():
     smiles = ["C[C@H](N)O", "C[C@@H](N)O", "F/C=C/F", "F/C=C\\F"]
     data = featurize_chunk(MoleculeChunk(pd.DataFrame({"smiles": smiles}), smiles, 0), FeaturizerSettings())
     for i in (0, 1):  # the two enantiomers
-        chirality = block(data.x[data.atom_ptr[i]:data.atom_ptr[i + 1]], "chirality")
+        chirality = block(data.x[data.atom_ptr[i] : data.atom_ptr[i + 1]], "chirality")
         assert chirality[:, 1:3].sum() == 1.0
     stereo = block(data.edge_attr, "stereo", BOND_OFFSETS, F.BOND_FEATURES)
     assert stereo[:, 0].sum() < len(stereo)  # E and Z survive, not all STEREONONE

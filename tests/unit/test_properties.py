@@ -45,8 +45,9 @@ def test_predict_never_raises_and_keeps_rows(strings, tiny_model):
     assert out["smiles"].tolist() == strings
 
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(lines=st.lists(smiles_like.filter(lambda s: "\n" not in s and "\r" not in s), min_size=1, max_size=20))
 def test_smi_file_round_trip_keeps_row_count(lines, tiny_model, tmp_path):
     model, _ = tiny_model

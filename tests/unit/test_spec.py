@@ -121,8 +121,11 @@ def test_model_and_train_config_defaults_are_the_default_preset():
     model, train = ModelConfig(), TrainConfig()
     default = PRESETS["default"]
     assert (model.hidden, model.dropout) == (default["hidden"], default["dropout"]) == (128, 0.2)
-    assert (train.epochs, train.val_fraction, train.ensemble) == (default["epochs"], default["val_fraction"],
-                                                                  default["ensemble"]) == (60, 0.0, 4)
+    assert (
+        (train.epochs, train.val_fraction, train.ensemble)
+        == (default["epochs"], default["val_fraction"], default["ensemble"])
+        == (60, 0.0, 4)
+    )
     assert train.catboost_weight == default["blend_catboost"] == 0.4
     for name in ("arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "heads"):
         assert getattr(model, name) == getattr(DEFAULTS, name), name
@@ -150,8 +153,9 @@ def test_train_config_errors_name_parameters():
 def test_feature_plans():
     default = feature_plan(TrainingSpec())  # the network fuses its 17; the tree reads the rest
     assert default.network_descriptors == FAST_DESCRIPTORS
-    assert default.settings.descriptors and default.settings.descriptor_names == union(TREE_DESCRIPTORS,
-                                                                                       FAST_DESCRIPTORS)
+    assert default.settings.descriptors and default.settings.descriptor_names == union(
+        TREE_DESCRIPTORS, FAST_DESCRIPTORS
+    )
     fast = feature_plan(TrainingSpec(preset="fast"))  # no RDKit descriptors at all
     assert not fast.settings.descriptors and fast.network_descriptors is None
     tree = feature_plan(TrainingSpec(arch="catboost"))

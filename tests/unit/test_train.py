@@ -33,8 +33,9 @@ def test_same_seed_gives_identical_predictions(esol_data):
 
 
 def test_history_and_best_epoch_are_kept(esol_data):
-    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=6, patience=2),
-                        rows=np.arange(100))
+    model = train_model(
+        esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=6, patience=2), rows=np.arange(100)
+    )
     (member,) = model.members
     assert len(member.history) == member.epochs_run <= 6
     assert [h["epoch"] for h in member.history] == list(range(1, member.epochs_run + 1))
@@ -53,8 +54,13 @@ def test_multitask_with_missing_targets(esol_data):
     table["text"] = "n/a"
     data.table, original = table, data.table
     try:
-        model = train_model(data, [ESOL_TARGET, "logp_like"], ModelConfig(**SMALL, n_targets=2),
-                            quick_config(epochs=2), rows=np.arange(80))
+        model = train_model(
+            data,
+            [ESOL_TARGET, "logp_like"],
+            ModelConfig(**SMALL, n_targets=2),
+            quick_config(epochs=2),
+            rows=np.arange(80),
+        )
         preds = predict_rows(model, data, np.arange(80, 90))
         assert preds.shape == (10, 2) and np.isfinite(preds).all()
         assert all(math.isfinite(h["train_loss"]) for h in model.members[0].history)
@@ -65,8 +71,9 @@ def test_multitask_with_missing_targets(esol_data):
 
 
 def test_ensemble_members_differ_in_seed_and_split(esol_data):
-    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=2, ensemble=3, seed=3),
-                        rows=np.arange(60))
+    model = train_model(
+        esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=2, ensemble=3, seed=3), rows=np.arange(60)
+    )
     assert [m.seed for m in model.members] == [3, 4, 5]
     _, std = model.predict(build_graphs(esol_data, np.zeros((5, 1)), np.arange(60, 65), None))
     assert (std > 0).all()
@@ -96,8 +103,9 @@ def test_without_a_validation_split_every_epoch_runs_and_the_last_is_kept(esol_d
     """``val_fraction=0`` (the fast preset, and CatBoost's default): the whole training portion is
     used, the cosine schedule runs to its end and the final weights are the model."""
     rows = np.arange(60)
-    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL),
-                        quick_config(epochs=4, val_fraction=0.0, patience=1), rows=rows)
+    model = train_model(
+        esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=4, val_fraction=0.0, patience=1), rows=rows
+    )
     (member,) = model.members
     assert member.epochs_run == member.best_epoch == 4  # patience has nothing to stop on
     assert all("val_rmse" not in h for h in member.history)
@@ -114,8 +122,14 @@ def test_members_trained_side_by_side_equal_members_trained_in_turn(esol_data):
     one = quick_config(epochs=3, ensemble=3, workers=1)
     two = quick_config(epochs=3, ensemble=3, workers=2)
     a = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), one, rows=rows)
-    b = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), two, rows=rows,
-                    on_epoch=lambda member, record: seen.append((member, record["epoch"])))
+    b = train_model(
+        esol_data,
+        [ESOL_TARGET],
+        ModelConfig(**SMALL),
+        two,
+        rows=rows,
+        on_epoch=lambda member, record: seen.append((member, record["epoch"])),
+    )
     for ma, mb in zip(a.members, b.members, strict=True):
         assert ma.seed == mb.seed
         for key in ma.state_dict:
@@ -157,6 +171,10 @@ def test_member_jobs_reach_the_workers_by_inheritance_not_pickling():
 
     lock = threading.Lock()  # cannot be pickled
     seen = []
-    out = train_members(fit, [(lock, 0), (lock, 1), (lock, 2)], member_plan(3, cpus=2),
-                        on_epoch=lambda member, record: seen.append(member))
+    out = train_members(
+        fit,
+        [(lock, 0), (lock, 1), (lock, 2)],
+        member_plan(3, cpus=2),
+        on_epoch=lambda member, record: seen.append(member),
+    )
     assert out == [0, 10, 20] and sorted(seen) == [0, 1, 2]

@@ -38,8 +38,7 @@ def state_and_context(arch: str, batch: Batch, seed: int = 0) -> tuple[torch.Ten
     """A random state of the right rows for ``arch`` (atoms, or directed bonds for dmpnn)
     and the context its encoder would build."""
     gen = torch.Generator().manual_seed(seed)
-    ctx = GraphContext(batch.edge_index, batch.edge_attr, batch.batch, batch.num_nodes,
-                       batch.num_graphs)
+    ctx = GraphContext(batch.edge_index, batch.edge_attr, batch.batch, batch.num_nodes, batch.num_graphs)
     rows = batch.num_nodes
     if arch == "dmpnn":
         rows = batch.edge_index.size(1)
@@ -55,6 +54,7 @@ def make_block(arch: str, dropout: float = 0.0) -> torch.nn.Module:
 
 # --- registry ---------------------------------------------------------------------------------
 
+
 def test_block_files_and_spec_architectures_agree() -> None:
     """A block file without an entry in spec.GRAPH_ARCHITECTURES (the list the command line
     offers), or an entry without a block file, fails here."""
@@ -63,7 +63,8 @@ def test_block_files_and_spec_architectures_agree() -> None:
     assert len(set(spec.GRAPH_ARCHITECTURES)) == len(spec.GRAPH_ARCHITECTURES)
     assert set(block_names()) == set(spec.GRAPH_ARCHITECTURES), (
         f"block files without a spec entry: {sorted(set(block_names()) - set(spec.GRAPH_ARCHITECTURES))}; "
-        f"spec entries without a block file: {sorted(set(spec.GRAPH_ARCHITECTURES) - set(block_names()))}")
+        f"spec entries without a block file: {sorted(set(spec.GRAPH_ARCHITECTURES) - set(block_names()))}"
+    )
     assert set(BLOCKS) == set(GRAPH_ARCHITECTURES) and len(BLOCKS) == len(GRAPH_ARCHITECTURES)
 
 
@@ -112,6 +113,7 @@ def test_importing_scoremol_nn_does_not_import_rdkit() -> None:
 
 
 # --- a dropped-in file ------------------------------------------------------------------------
+
 
 @pytest.fixture
 def extra_block_dir(tmp_path, monkeypatch):
@@ -176,8 +178,7 @@ def test_a_dropped_in_block_file_is_a_new_architecture(extra_block_dir, monkeypa
 
 
 def test_a_block_registered_under_another_name_is_refused(extra_block_dir) -> None:
-    (extra_block_dir / "toy.py").write_text(TOY_BLOCK.replace('register_block("toy")',
-                                                               'register_block("gcn")'))
+    (extra_block_dir / "toy.py").write_text(TOY_BLOCK.replace('register_block("toy")', 'register_block("gcn")'))
     with pytest.raises(ValueError, match="must live in scoremol.nn.blocks.gcn"):
         BLOCKS["toy"]
 
@@ -188,17 +189,21 @@ def test_a_block_file_that_registers_nothing_is_refused(extra_block_dir) -> None
         BLOCKS["toy"]
 
 
-@pytest.mark.parametrize("signature, match", [
-    ("hidden, heads, edge_dim, dropout", "must start with"),
-    ("hidden, edge_dim, heads", "must start with"),
-    ("hidden, edge_dim, heads, dropout, rank", "need defaults"),
-    ("hidden, edge_dim, heads, *, dropout", "must start with"),
-])
+@pytest.mark.parametrize(
+    "signature, match",
+    [
+        ("hidden, heads, edge_dim, dropout", "must start with"),
+        ("hidden, edge_dim, heads", "must start with"),
+        ("hidden, edge_dim, heads, dropout, rank", "need defaults"),
+        ("hidden, edge_dim, heads, *, dropout", "must start with"),
+    ],
+)
 def test_register_block_checks_the_constructor(extra_block_dir, signature: str, match: str) -> None:
     (extra_block_dir / "toy.py").write_text(
         "from torch import nn\nfrom scoremol.nn.blocks import register_block\n\n"
         f"@register_block('toy')\nclass Toy(nn.Module):\n"
-        f"    def __init__(self, {signature}):\n        super().__init__()\n")
+        f"    def __init__(self, {signature}):\n        super().__init__()\n"
+    )
     with pytest.raises(TypeError, match=match):
         BLOCKS["toy"]
 
@@ -211,6 +216,7 @@ def test_register_block_accepts_extra_keyword_arguments_with_defaults() -> None:
 
 
 # --- the contract, for every registered block ------------------------------------------------
+
 
 @pytest.mark.parametrize("arch", block_names())
 def test_block_maps_state_to_state_and_is_deterministic_in_eval(arch: str) -> None:
@@ -233,8 +239,9 @@ def test_block_output_is_not_activated_or_normalized(arch: str) -> None:
     y = block(h, ctx)
     assert bool((y < 0).any()) and bool((y > 0).any())
     mean, std = y.mean(-1), y.std(-1, unbiased=False)
-    assert not (torch.allclose(mean, torch.zeros_like(mean), atol=1e-3)
-                and torch.allclose(std, torch.ones_like(std), atol=1e-2))
+    assert not (
+        torch.allclose(mean, torch.zeros_like(mean), atol=1e-3) and torch.allclose(std, torch.ones_like(std), atol=1e-2)
+    )
 
 
 @pytest.mark.parametrize("arch", block_names())
@@ -319,14 +326,23 @@ def test_transformer_block_is_ffn_of_normalized_attention() -> None:
 
 # --- documentation ----------------------------------------------------------------------------
 
+
 def _classes(path: Path) -> list[tuple[str, str]]:
     tree = ast.parse(path.read_text())
-    return [(node.name, ast.get_docstring(node) or "") for node in tree.body
-            if isinstance(node, ast.ClassDef)]
+    return [(node.name, ast.get_docstring(node) or "") for node in tree.body if isinstance(node, ast.ClassDef)]
 
 
-DOCUMENTED = sorted({*(f"blocks/{n}.py" for n in block_names()), "encoder.py", "readout.py",
-                     "head.py", "model.py", "dense.py", "depth.py"})
+DOCUMENTED = sorted(
+    {
+        *(f"blocks/{n}.py" for n in block_names()),
+        "encoder.py",
+        "readout.py",
+        "head.py",
+        "model.py",
+        "dense.py",
+        "depth.py",
+    }
+)
 
 
 @pytest.mark.parametrize("name", DOCUMENTED)

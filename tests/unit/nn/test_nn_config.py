@@ -27,11 +27,25 @@ def batch_with_descriptors() -> Batch:
 
 def config_for(arch: str) -> ModelConfig:
     mode = "skip" if arch == "mlp" else "score"
-    return ModelConfig(arch=arch, mode=mode, dt=0.3, steps=3, hidden=16, heads=2,
-                       learnable_dt=True, step_norm=True, readout="molattfp", readout_steps=3,
-                       head_hidden=(12, 6), use_descriptors=True, descriptor_dim=D,
-                       n_targets=3, dropout=0.2, activation="elu",
-                       integrator="heun" if mode == "score" else "euler")
+    return ModelConfig(
+        arch=arch,
+        mode=mode,
+        dt=0.3,
+        steps=3,
+        hidden=16,
+        heads=2,
+        learnable_dt=True,
+        step_norm=True,
+        readout="molattfp",
+        readout_steps=3,
+        head_hidden=(12, 6),
+        use_descriptors=True,
+        descriptor_dim=D,
+        n_targets=3,
+        dropout=0.2,
+        activation="elu",
+        integrator="heun" if mode == "score" else "euler",
+    )
 
 
 @pytest.mark.parametrize("arch", ARCHITECTURES)
@@ -70,8 +84,7 @@ def test_defaults_come_from_the_training_spec() -> None:
     from scoremol.spec import DEFAULTS
 
     c = ModelConfig()
-    shared = ("arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "hidden",
-              "dropout", "heads")
+    shared = ("arch", "mode", "dt", "steps", "integrator", "learnable_dt", "readout", "hidden", "dropout", "heads")
     assert {f: getattr(c, f) for f in shared} == {f: getattr(DEFAULTS, f) for f in shared}
     assert (c.readout_steps, c.head_hidden, c.step_norm) == (2, (128, 64, 32), False)
 
@@ -96,39 +109,41 @@ def test_invalid_json_raises() -> None:
         ModelConfig.from_json("{arch: gcn")
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"arch": "resnet"}, "arch"),
-    ({"mode": "deep"}, "mode"),
-    ({"integrator": "rk45"}, "integrator"),
-    ({"mode": "base", "integrator": "rk4"}, "integrator"),
-    ({"mode": "classic", "learnable_dt": True}, "learnable_dt"),
-    ({"mode": "classic", "step_norm": True}, "step_norm"),
-    ({"dt": 1.5}, "dt"),
-    ({"dt": -0.5}, "dt"),
-    ({"dt": float("inf")}, "dt"),
-    ({"steps": 0}, "steps"),
-    ({"steps": 2.5}, "steps"),
-    ({"readout": "max"}, "readout"),
-    ({"readout_steps": 0}, "readout_steps"),
-    ({"hidden": 0}, "hidden"),
-    ({"hidden": "128"}, "hidden"),
-    ({"heads": 0}, "heads"),
-    ({"dropout": 1.0}, "dropout"),
-    ({"dropout": -0.1}, "dropout"),
-    ({"head_hidden": (64, 0)}, "head_hidden"),
-    ({"head_hidden": 64}, "head_hidden"),
-    ({"use_descriptors": "yes", "descriptor_dim": 3}, "use_descriptors"),
-    ({"use_descriptors": True}, "descriptor_dim"),
-    ({"descriptor_dim": -1}, "descriptor_dim"),
-    ({"n_targets": 0}, "n_targets"),
-    ({"atom_dim": 0}, "atom_dim"),
-    ({"learnable_dt": "true"}, "learnable_dt"),
-    ({"activation": "swish2"}, "activation"),
-    ({"arch": "transformer", "hidden": 30, "heads": 4}, "divisible"),
-    ({"arch": "mlp"}, "descriptors"),
-    ({"arch": "score-mlp", "mode": "base", "use_descriptors": True, "descriptor_dim": 3},
-     "score-mlp"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"arch": "resnet"}, "arch"),
+        ({"mode": "deep"}, "mode"),
+        ({"integrator": "rk45"}, "integrator"),
+        ({"mode": "base", "integrator": "rk4"}, "integrator"),
+        ({"mode": "classic", "learnable_dt": True}, "learnable_dt"),
+        ({"mode": "classic", "step_norm": True}, "step_norm"),
+        ({"dt": 1.5}, "dt"),
+        ({"dt": -0.5}, "dt"),
+        ({"dt": float("inf")}, "dt"),
+        ({"steps": 0}, "steps"),
+        ({"steps": 2.5}, "steps"),
+        ({"readout": "max"}, "readout"),
+        ({"readout_steps": 0}, "readout_steps"),
+        ({"hidden": 0}, "hidden"),
+        ({"hidden": "128"}, "hidden"),
+        ({"heads": 0}, "heads"),
+        ({"dropout": 1.0}, "dropout"),
+        ({"dropout": -0.1}, "dropout"),
+        ({"head_hidden": (64, 0)}, "head_hidden"),
+        ({"head_hidden": 64}, "head_hidden"),
+        ({"use_descriptors": "yes", "descriptor_dim": 3}, "use_descriptors"),
+        ({"use_descriptors": True}, "descriptor_dim"),
+        ({"descriptor_dim": -1}, "descriptor_dim"),
+        ({"n_targets": 0}, "n_targets"),
+        ({"atom_dim": 0}, "atom_dim"),
+        ({"learnable_dt": "true"}, "learnable_dt"),
+        ({"activation": "swish2"}, "activation"),
+        ({"arch": "transformer", "hidden": 30, "heads": 4}, "divisible"),
+        ({"arch": "mlp"}, "descriptors"),
+        ({"arch": "score-mlp", "mode": "base", "use_descriptors": True, "descriptor_dim": 3}, "score-mlp"),
+    ],
+)
 def test_bad_values_raise_value_error(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         ModelConfig(**kwargs)

@@ -14,8 +14,7 @@ D = 7
 
 
 def dense(arch: str = "mlp", **kw) -> ModelConfig:
-    kw = {"hidden": 16, "steps": 3, "head_hidden": (8,), "use_descriptors": True,
-          "descriptor_dim": D, **kw}
+    kw = {"hidden": 16, "steps": 3, "head_hidden": (8,), "use_descriptors": True, "descriptor_dim": D, **kw}
     return ModelConfig(arch=arch, **kw)
 
 
@@ -39,8 +38,7 @@ def test_mlp_every_mode_trains(mode: str) -> None:
 @pytest.mark.parametrize("integrator", ["euler", "rk4"])
 def test_score_mlp_trains(integrator: str) -> None:
     torch.manual_seed(0)
-    model = build_model(dense("score-mlp", mode="score", integrator=integrator,
-                              learnable_dt=True, dt=0.3))
+    model = build_model(dense("score-mlp", mode="score", integrator=integrator, learnable_dt=True, dt=0.3))
     assert len(model.depth.blocks) == 1
     check_trains(model, torch.randn(5, D))
 

@@ -20,8 +20,7 @@ class LinearBlock(nn.Module):
 
     def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None) -> None:
         super().__init__()
-        self.lin = nn.Linear(weight.size(1), weight.size(0), bias=bias is not None,
-                             dtype=weight.dtype)
+        self.lin = nn.Linear(weight.size(1), weight.size(0), bias=bias is not None, dtype=weight.dtype)
         with torch.no_grad():
             self.lin.weight.copy_(weight)
             if bias is not None:
@@ -82,16 +81,16 @@ def test_integrator_matches_hand_computed_steps(integrator: str, steps: int) -> 
     torch.testing.assert_close(d(H), expected, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize("integrator,order", [("euler", 1), ("heun", 2), ("midpoint", 2),
-                                              ("rk4", 4)])
+@pytest.mark.parametrize("integrator,order", [("euler", 1), ("heun", 2), ("midpoint", 2), ("rk4", 4)])
 def test_integrator_order_on_linear_field(integrator: str, order: int) -> None:
     # With F(h) = h A^T (identity activation), v(h) = h M, M = (A - I)^T, and one step of
     # an order-p Runge-Kutta method is exactly h * sum_{j<=p} (dt M)^j / j!.
     A = torch.tensor([[0.3, -0.7, 0.2], [0.5, 0.1, 0.4], [-0.6, 0.2, 0.8]], dtype=torch.float64)
     h = H.double()
     dt = 0.7
-    d = Depth(lambda: LinearBlock(A), "score", steps=1, dt=dt, integrator=integrator,
-              hidden=HIDDEN, activation="identity").double()
+    d = Depth(
+        lambda: LinearBlock(A), "score", steps=1, dt=dt, integrator=integrator, hidden=HIDDEN, activation="identity"
+    ).double()
     M = (A - torch.eye(3, dtype=torch.float64)).T
     poly = torch.zeros(3, 3, dtype=torch.float64)
     term = torch.eye(3, dtype=torch.float64)
@@ -103,8 +102,15 @@ def test_integrator_order_on_linear_field(integrator: str, order: int) -> None:
 
 def test_scalar_rk4_value() -> None:
     # F(h) = 2h, h = 1, dt = 0.5: v = h, so rk4 gives 1 + 1/2 + 1/8 + 1/48 + 1/384.
-    d = Depth(lambda: LinearBlock(torch.tensor([[2.0]])), "score", steps=1, dt=0.5,
-              integrator="rk4", hidden=1, activation="identity")
+    d = Depth(
+        lambda: LinearBlock(torch.tensor([[2.0]])),
+        "score",
+        steps=1,
+        dt=0.5,
+        integrator="rk4",
+        hidden=1,
+        activation="identity",
+    )
     assert d(torch.ones(1, 1)).item() == pytest.approx(1 + 1 / 2 + 1 / 8 + 1 / 48 + 1 / 384)
 
 
@@ -173,8 +179,7 @@ def _block_params() -> int:
 @pytest.mark.parametrize("integrator", INTEGRATORS)
 @pytest.mark.parametrize("step_norm", [False, True])
 def test_score_parameter_count_independent_of_k(integrator: str, step_norm: bool) -> None:
-    counts = {count_parameters(depth("score", steps=k, integrator=integrator,
-                                     step_norm=step_norm)) for k in (1, 4, 9)}
+    counts = {count_parameters(depth("score", steps=k, integrator=integrator, step_norm=step_norm)) for k in (1, 4, 9)}
     assert counts == {_block_params() + (2 * HIDDEN if step_norm else 0)}
 
 
@@ -238,24 +243,27 @@ def test_empty_state_is_fine(mode: str) -> None:
     assert out.shape == (0, HIDDEN)
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"mode": "deep"}, "mode"),
-    ({"mode": None}, "mode"),
-    ({"steps": 0}, "steps"),
-    ({"steps": 2.0}, "steps"),
-    ({"steps": True}, "steps"),
-    ({"dt": -0.1}, "dt"),
-    ({"dt": 1.5}, "dt"),
-    ({"dt": float("nan")}, "dt"),
-    ({"dt": "0.5"}, "dt"),
-    ({"integrator": "rk45"}, "integrator"),
-    ({"mode": "skip", "integrator": "rk4"}, "integrator"),
-    ({"mode": "base", "learnable_dt": True}, "learnable_dt"),
-    ({"mode": "classic", "step_norm": True}, "step_norm"),
-    ({"learnable_dt": 1}, "learnable_dt"),
-    ({"hidden": 0}, "hidden"),
-    ({"activation": "swishy"}, "activation"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"mode": "deep"}, "mode"),
+        ({"mode": None}, "mode"),
+        ({"steps": 0}, "steps"),
+        ({"steps": 2.0}, "steps"),
+        ({"steps": True}, "steps"),
+        ({"dt": -0.1}, "dt"),
+        ({"dt": 1.5}, "dt"),
+        ({"dt": float("nan")}, "dt"),
+        ({"dt": "0.5"}, "dt"),
+        ({"integrator": "rk45"}, "integrator"),
+        ({"mode": "skip", "integrator": "rk4"}, "integrator"),
+        ({"mode": "base", "learnable_dt": True}, "learnable_dt"),
+        ({"mode": "classic", "step_norm": True}, "step_norm"),
+        ({"learnable_dt": 1}, "learnable_dt"),
+        ({"hidden": 0}, "hidden"),
+        ({"activation": "swishy"}, "activation"),
+    ],
+)
 def test_invalid_arguments_raise_value_error(kwargs: dict, match: str) -> None:
     args = {"mode": "score", "steps": 2, "dt": 0.5, "hidden": HIDDEN}
     args.update(kwargs)
@@ -266,8 +274,15 @@ def test_invalid_arguments_raise_value_error(kwargs: dict, match: str) -> None:
 
 def test_gradients_flow_through_all_steps() -> None:
     torch.manual_seed(0)
-    d = Depth(lambda: LinearBlock(torch.randn(HIDDEN, HIDDEN), torch.randn(HIDDEN)), "score",
-              steps=3, integrator="rk4", learnable_dt=True, dt=0.3, hidden=HIDDEN)
+    d = Depth(
+        lambda: LinearBlock(torch.randn(HIDDEN, HIDDEN), torch.randn(HIDDEN)),
+        "score",
+        steps=3,
+        integrator="rk4",
+        learnable_dt=True,
+        dt=0.3,
+        hidden=HIDDEN,
+    )
     h = torch.randn(5, HIDDEN, requires_grad=True)
     d(h).square().sum().backward()
     assert h.grad is not None and bool(torch.isfinite(h.grad).all())

@@ -26,16 +26,16 @@ def make_batch(smiles: list[str] = SMILES) -> Batch:
 
 
 def context(batch: Batch) -> GraphContext:
-    return GraphContext(batch.edge_index, batch.edge_attr, batch.batch, batch.num_nodes,
-                        batch.num_graphs)
+    return GraphContext(batch.edge_index, batch.edge_attr, batch.batch, batch.num_nodes, batch.num_graphs)
 
 
 def test_dmpnn_message_subtracts_reverse_edge() -> None:
     # Ethanol C0-C1-O2: edges 0: 0->1, 1: 1->0, 2: 1->2, 3: 2->1.
     g = smiles_to_graph("CCO")
     assert g.edge_index.tolist() == [[0, 1, 1, 2], [1, 0, 2, 1]]
-    ctx = GraphContext(g.edge_index, g.edge_attr, torch.zeros(3, dtype=torch.long), 3, 1,
-                       rev_index=reverse_edge_index(g.edge_index))
+    ctx = GraphContext(
+        g.edge_index, g.edge_attr, torch.zeros(3, dtype=torch.long), 3, 1, rev_index=reverse_edge_index(g.edge_index)
+    )
     h = torch.tensor([[1.0, 0.0], [0.0, 2.0], [3.0, 0.0], [0.0, 5.0]])
     m = dmpnn_message(h, ctx)
     # m(0->1) = h(1->0) - h(1->0) = 0;  m(1->0) = h(0->1) + h(2->1) - h(0->1) = h(2->1)
@@ -47,8 +47,15 @@ def test_dmpnn_message_subtracts_reverse_edge() -> None:
 def test_dmpnn_block_adds_initial_edge_state() -> None:
     g = smiles_to_graph("CCO")
     h0 = torch.randn(4, 2)
-    ctx = GraphContext(g.edge_index, g.edge_attr, torch.zeros(3, dtype=torch.long), 3, 1,
-                       edge_input=h0, rev_index=reverse_edge_index(g.edge_index))
+    ctx = GraphContext(
+        g.edge_index,
+        g.edge_attr,
+        torch.zeros(3, dtype=torch.long),
+        3,
+        1,
+        edge_input=h0,
+        rev_index=reverse_edge_index(g.edge_index),
+    )
     block = DMPNNBlock(2, BOND_DIM).eval()
     with torch.no_grad():
         block.W_h.weight.copy_(torch.eye(2))
@@ -114,8 +121,7 @@ def test_molattfp_matches_its_equations(steps: int) -> None:
         hv = h[batch.batch == g]
         m = torch.relu(hv.sum(0, keepdim=True))
         for _ in range(steps):
-            a = F.leaky_relu(torch.cat([m.expand(len(hv), hid), hv], -1) @ ro.align.weight.T
-                             + ro.align.bias)
+            a = F.leaky_relu(torch.cat([m.expand(len(hv), hid), hv], -1) @ ro.align.weight.T + ro.align.bias)
             alpha = torch.softmax(a, dim=0)
             c = F.elu((alpha * (hv @ ro.attend.weight.T + ro.attend.bias)).sum(0, keepdim=True))
             m = torch.relu(ro.gru(c, m))

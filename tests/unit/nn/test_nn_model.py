@@ -87,8 +87,7 @@ def test_every_arch_mode_with_descriptors(arch: str, mode: str) -> None:
 def test_score_options_train(arch: str) -> None:
     torch.manual_seed(0)
     for integrator in INTEGRATORS:
-        model = build_model(small(arch, integrator=integrator, learnable_dt=True, dt=0.3,
-                                  step_norm=True))
+        model = build_model(small(arch, integrator=integrator, learnable_dt=True, dt=0.3, step_norm=True))
         check_forward_backward(model, Batch.from_data_list(GRAPHS))
 
 

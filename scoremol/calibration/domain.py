@@ -1,0 +1,137 @@
+"""The applicability domain: how much a molecule resembles the training data.
+
+Similarity is measured where the model decides: in the last hidden layer of the first
+member's prediction head, from the Euclidean distance ``d`` to the nearest training
+molecule, as ``1 / (1 + d / d_typical)`` where ``d_typical`` is that distance for a typical
+held-out training molecule (so 1 is a training molecule, 0.5 a typical new molecule like
+the training data, and it falls towards 0 with distance). Finding the nearest neighbour is
+one matrix product per batch (``[B, d] x [d, N]``, ``d`` = 32 by default), which keeps up
+with the fastest model on 200,000 molecules; an exact Tanimoto search over Morgan
+fingerprints costs minutes there (measured: 0.18 us per pair with RDKit's bulk search,
+2e9 pairs). A molecule is ``out`` of the domain when its similarity is below a threshold
+chosen on held-out training molecules, or when it has an element, formal charge or size
+that no training molecule has (the network has never seen those inputs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from scoremol.featurizers.layout import ATOM_OFFSETS, ELEMENTS, FORMAL_CHARGES
+
+#: held-out training molecules less similar than this share of them fall outside the domain
+OUT_OF_DOMAIN_SHARE = 0.05
+
+_ELEMENT_SLOTS = list(ELEMENTS) + ["an element outside the featurizer's list"]
+_CHARGE_SLOTS = [f"{c:+d}" for c in FORMAL_CHARGES] + ["a charge outside the featurizer's list"]
+#: atom feature columns that name a molecule's composition: element, then formal charge
+COMPOSITION_COLUMNS = np.r_[
+    ATOM_OFFSETS["element"] : ATOM_OFFSETS["element"] + len(_ELEMENT_SLOTS),
+    ATOM_OFFSETS["formal_charge"] : ATOM_OFFSETS["formal_charge"] + len(_CHARGE_SLOTS),
+]
+_COMPOSITION_NAMES = [f"element {e}" for e in _ELEMENT_SLOTS] + [f"formal charge {c}" for c in _CHARGE_SLOTS]
+
+
+def nearest_distance(queries: torch.Tensor, reference: torch.Tensor, block: int = 256) -> np.ndarray:
+    """Euclidean distance of each query row ``[B, d]`` to its nearest row of ``reference``
+    ``[N, d]``: ``[B]`` (inf when there is no reference), in blocks of ``block x N``."""
+    if len(reference) == 0:
+        return np.full(len(queries), np.inf)
+    ref = reference.float()
+    ref_t = ref.T.contiguous()
+    ref_sq = (ref * ref).sum(dim=1)
+    out = np.empty(len(queries))
+    for start in range(0, len(queries), block):
+        q = queries[start : start + block].float()
+        squared = (q * q).sum(dim=1, keepdim=True) + ref_sq - 2.0 * (q @ ref_t)
+        out[start : start + block] = squared.amin(dim=1).clamp_min(0.0).sqrt().numpy()
+    return out
+
+
+def to_similarity(distance: np.ndarray, typical: float) -> np.ndarray:
+    """``1 / (1 + distance / typical)``: 1 at distance 0, 0.5 at the typical distance."""
+    return 1.0 / (1.0 + np.asarray(distance, np.float64) / max(typical, 1e-12))
+
+
+def composition(x: np.ndarray, atom_ptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Which composition slots each graph ``ids`` uses: bool ``[len(ids), C]`` (every graph
+    has at least one atom: an empty molecule never gets a graph)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) == 0 or len(x) == 0:
+        return np.zeros((len(ids), len(COMPOSITION_COLUMNS)), dtype=bool)
+    present = (x[:, COMPOSITION_COLUMNS] > 0).astype(np.uint8)
+    per_graph = np.maximum.reduceat(present, np.minimum(atom_ptr[:-1], len(x) - 1), axis=0)
+    return per_graph[ids].astype(bool)
+
+
+@dataclass
+class Domain:
+    """The training data as the model saw it, and where its domain ends.
+
+    ``reference``: embeddings of every training molecule ``[N, d]`` (float16 on disk).
+    ``typical``: the nearest-neighbour distance of a typical held-out training molecule.
+    ``threshold``: similarities below it are ``out``. ``seen``: composition slots some
+    training molecule uses ``[C]``. ``max_atoms``: the largest training molecule's atoms.
+    """
+
+    reference: torch.Tensor
+    typical: float
+    threshold: float
+    seen: np.ndarray
+    max_atoms: int
+
+    @classmethod
+    def fit(
+        cls,
+        reference: torch.Tensor,
+        typical: float,
+        held_out_similarity: np.ndarray,
+        x: np.ndarray,
+        atom_ptr: np.ndarray,
+        ids: np.ndarray,
+    ) -> Domain:
+        """From the training embeddings and their typical held-out distance, the similarities
+        of held-out training molecules to the rest, and the training graphs ``ids`` of a
+        featurized data set."""
+        finite = np.asarray(held_out_similarity)[np.isfinite(held_out_similarity)]
+        threshold = float(np.quantile(finite, OUT_OF_DOMAIN_SHARE)) if len(finite) else 0.0
+        seen = composition(x, atom_ptr, ids).any(axis=0)
+        sizes = atom_ptr[np.asarray(ids) + 1] - atom_ptr[np.asarray(ids)]
+        return cls(reference.half(), float(typical), threshold, seen, int(sizes.max(initial=0)))
+
+    def similarity(self, embeddings: torch.Tensor) -> np.ndarray:
+        """Similarity ``[B]`` of embeddings ``[B, d]`` to the training set (see module)."""
+        return to_similarity(nearest_distance(embeddings, self.reference), self.typical)
+
+    def reasons(self, x: np.ndarray, atom_ptr: np.ndarray, ids: np.ndarray, similarity: np.ndarray) -> list[str]:
+        """Why each graph ``ids`` is out of the domain ('' when it is in)."""
+        used = composition(x, atom_ptr, ids)
+        unseen = used & ~self.seen
+        sizes = atom_ptr[np.asarray(ids) + 1] - atom_ptr[np.asarray(ids)]
+        out = []
+        for k in range(len(ids)):
+            why = [f"{_COMPOSITION_NAMES[c]} not in the training data" for c in np.flatnonzero(unseen[k])]
+            if sizes[k] > self.max_atoms:
+                why.append(f"{int(sizes[k])} atoms, more than any training molecule ({self.max_atoms})")
+            if similarity[k] < self.threshold:
+                why.append(f"similarity {similarity[k]:.2f} to the training data, below {self.threshold:.2f}")
+            out.append("out of domain: " + "; ".join(why) if why else "")
+        return out
+
+    def to_meta(self) -> dict:
+        return {
+            "typical": self.typical,
+            "threshold": self.threshold,
+            "seen": self.seen.astype(int).tolist(),
+            "max_atoms": self.max_atoms,
+        }
+
+    @classmethod
+    def from_meta(cls, meta: dict, reference: torch.Tensor) -> Domain:
+        seen = np.asarray(meta["seen"], dtype=bool)
+        if len(seen) != len(COMPOSITION_COLUMNS) or reference.dim() != 2:
+            raise ValueError("domain does not match this featurizer")
+        return cls(reference.half(), float(meta["typical"]), float(meta["threshold"]), seen, int(meta["max_atoms"]))

@@ -1,0 +1,77 @@
+"""Calibration at training time: every member leaves out one fold of the training molecules.
+
+Member ``k`` trains on all training molecules but fold ``k`` (of ``round(1 / val_fraction)``
+folds, or :data:`HOLDOUT_FOLDS` when there is no validation split), so each molecule of the
+first ``ensemble`` folds has a prediction from a model that never saw it. For a blended
+model, a tree is fitted on the same molecules as each member to blend those predictions
+like the final model's. The held-out residuals calibrate the intervals
+(:class:`~scoremol.calibration.Calibration`) and the held-out similarities choose the
+domain threshold (:class:`~scoremol.calibration.Domain`); ``predict`` needs nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from scoremol.calibration import Calibration, Domain
+from scoremol.calibration.domain import nearest_distance, to_similarity
+from scoremol.data.scaling import TargetScaler
+from scoremol.featurizers.dataset import FeaturizedDataset
+
+#: folds when no validation split sets their number: each member trains on 90 %
+HOLDOUT_FOLDS = 10
+#: fewer held-out molecules than this give no useful quantiles: train on everything instead
+MIN_HELD_OUT = 20
+
+
+def holdout_folds(n: int, ensemble: int, val_fraction: float, seed: int) -> np.ndarray | None:
+    """A fold for each of ``n`` training molecules, or None when the members would hold
+    out fewer than :data:`MIN_HELD_OUT` molecules between them."""
+    k = max(2, round(1.0 / val_fraction)) if val_fraction > 0 else HOLDOUT_FOLDS
+    if min(ensemble, k) * (n // k) < MIN_HELD_OUT:
+        return None
+    folds = np.arange(n) % k
+    return np.random.default_rng(seed).permutation(folds)
+
+
+def calibrate(
+    data: FeaturizedDataset,
+    rows: np.ndarray,
+    y: np.ndarray,
+    folds: np.ndarray,
+    outputs: list[tuple[np.ndarray, torch.Tensor]],
+    target_scaler: TargetScaler,
+    fit_tree: Callable[[np.ndarray], Callable[[np.ndarray], np.ndarray]] | None = None,
+    tree_weight: float = 0.0,
+) -> tuple[list[Calibration], Domain, int]:
+    """Calibration per target and the domain, from each member's outputs on every training
+    molecule (``outputs[k]``: scaled predictions ``[n, T]`` and embeddings ``[n, d]``).
+
+    ``rows``: the training graphs of ``data`` (``y`` ``[n, T]`` holds their targets).
+    ``fit_tree(train_positions)`` returns a predictor of the first target from raw
+    descriptors, for blended models. Returns the calibrations, the domain and the number
+    of held-out molecules.
+    """
+    n_folds = int(folds.max()) + 1
+    oof = np.full(y.shape, np.nan)
+    similarity = np.full(len(y), np.nan)
+    for k, (scaled, embedding) in enumerate(outputs[:n_folds]):  # one member per fold
+        held = np.flatnonzero(folds == k)
+        trained = np.flatnonzero(folds != k)
+        pred = target_scaler.inverse(scaled[held])
+        if fit_tree is not None and data.descriptors is not None:
+            tree = fit_tree(trained)
+            pred[:, 0] = (1.0 - tree_weight) * pred[:, 0] + tree_weight * tree(data.descriptors[rows[held]])
+        oof[held] = pred
+        distance = nearest_distance(embedding[held], embedding[trained])
+        # each member's space has its own scale: similarity is relative to its typical distance
+        similarity[held] = to_similarity(distance, float(np.median(distance)))
+        if k == 0:
+            typical = float(np.median(distance))
+    residual = y - oof
+    calibrations = [Calibration.fit(residual[:, t], similarity) for t in range(y.shape[1])]
+    domain = Domain.fit(outputs[0][1], typical, similarity, data.x, data.atom_ptr, rows)
+    return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum())

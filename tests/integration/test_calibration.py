@@ -1,0 +1,115 @@
+"""Intervals and the domain end to end: calibrated in training, saved, served by predict."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from scoremol.inference.predict import OutputOptions, predict_chunk, predict_stream
+from scoremol.training.holdout import HOLDOUT_FOLDS, MIN_HELD_OUT, holdout_folds
+from tests.conftest import ESOL_TARGET, PRED, quick_config, run_cli
+
+SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,), use_descriptors=False)
+
+
+@pytest.fixture(scope="module")
+def calibrated(esol_data, tmp_path_factory):
+    """Two small members on 300 ESOL molecules, each holding out its own tenth."""
+    from scoremol.models.checkpoint import save_model
+    from scoremol.nn import ModelConfig
+    from scoremol.training.fit import train_model
+
+    config = quick_config(epochs=4, ensemble=2, val_fraction=0.0, calibrate=True)
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), config, rows=np.arange(300))
+    path = tmp_path_factory.mktemp("calibrated") / "model.pt"
+    save_model(model, path)
+    return model, path
+
+
+def test_folds_are_balanced_seeded_and_skipped_when_too_small():
+    folds = holdout_folds(1000, ensemble=4, val_fraction=0.0, seed=3)
+    assert np.bincount(folds).tolist() == [100] * HOLDOUT_FOLDS
+    assert np.array_equal(folds, holdout_folds(1000, 4, 0.0, 3))
+    assert not np.array_equal(folds, holdout_folds(1000, 4, 0.0, 4))
+    assert np.bincount(holdout_folds(1000, 1, 0.2, 0)).tolist() == [200] * 5  # folds follow a validation split
+    assert holdout_folds(MIN_HELD_OUT * 10 - 10, ensemble=1, val_fraction=0.0, seed=0) is None
+
+
+def test_training_keeps_held_out_residuals_and_a_domain(calibrated):
+    model, _ = calibrated
+    assert model.metrics["held_out_molecules"] == 60  # two members, a tenth of 300 each
+    (calibration,) = model.calibration
+    assert calibration.size == 60
+    assert model.domain.reference.shape == (300, 16)  # the first member's view of every training molecule
+    assert 0.0 < model.domain.threshold < 1.0 and model.domain.typical > 0
+    assert all(m.outputs is None for m in model.members)  # training-time arrays are not kept
+
+
+def test_without_calibration_members_see_everything(esol_data):
+    from scoremol.nn import ModelConfig
+    from scoremol.training.fit import train_model
+
+    config = quick_config(epochs=1, ensemble=1, val_fraction=0.0, calibrate=False)
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), config, rows=np.arange(300))
+    assert model.calibration is None and model.domain is None
+    assert "held_out_molecules" in model.metrics and model.metrics["held_out_molecules"] == 0
+
+
+def test_saved_model_keeps_intervals_and_domain(calibrated, esol_data):
+    from scoremol.models.checkpoint import load_model
+
+    model, path = calibrated
+    back = load_model(path)
+    ids = np.arange(300, 340)
+    a, b = model.predict_full(esol_data, ids=ids), back.predict_full(esol_data, ids=ids)
+    assert np.array_equal(a.mean, b.mean)
+    assert np.allclose(a.similarity, b.similarity, atol=2e-3)  # reference stored as float16
+    assert np.array_equal(back.calibration[0].scores, model.calibration[0].scores)
+    assert back.domain.threshold == model.domain.threshold
+    assert np.array_equal(back.domain.seen, model.domain.seen)
+
+
+def test_prediction_rows_carry_interval_similarity_and_domain(calibrated, tmp_path):
+    from scoremol.data.read import read_input
+
+    model, _ = calibrated
+    src = tmp_path / "in.csv"
+    src.write_text("smiles\nCCO\nnot_a_smiles\nc1ccccc1Cl\nCC[Se]CC\n")
+    out = predict_chunk(model, read_input(str(src)))
+    assert {f"logS_{s}" for s in ("lo", "hi")} | {"similarity", "domain"} <= set(out.columns)
+    ok = out["status"] == "ok"
+    assert (out.loc[ok, "logS_lo"] < out.loc[ok, PRED]).all() and (out.loc[ok, PRED] < out.loc[ok, "logS_hi"]).all()
+    assert out.loc[~ok, ["logS_lo", "logS_hi", "similarity"]].isna().all().all()
+    assert out["domain"].tolist()[1] == ""  # no molecule, no verdict
+    assert out.loc[ok, "similarity"].between(0, 1).all()
+    assert out.loc[3, "domain"] == "out" and "element Se not in the training data" in out.loc[3, "reason"]
+    wide = predict_chunk(model, read_input(str(src)), options=OutputOptions(coverage=0.95))
+    narrow = predict_chunk(model, read_input(str(src)), options=OutputOptions(coverage=0.5))
+    assert ((wide["logS_hi"] - wide["logS_lo"]) > (narrow["logS_hi"] - narrow["logS_lo"]))[ok].all()
+
+
+def test_threshold_probability_column(calibrated, tmp_path):
+    model, _ = calibrated
+    src = tmp_path / "in.smi"
+    src.write_text("CCO\nCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC\n")
+    buffer = io.StringIO()
+    predict_stream(model, str(src), buffer, options=OutputOptions(threshold=-4.0))
+    out = pd.read_csv(io.StringIO(buffer.getvalue()))
+    p = out["logS_p_below"]
+    assert p.between(0, 1, inclusive="neither").all()
+    assert p[1] > p[0]  # a long alkane is far more likely below -4 than ethanol
+
+
+def test_cli_threshold_and_coverage(calibrated, tmp_path):
+    _, path = calibrated
+    out, err, code = run_cli(
+        "predict", "CCO", "c1ccccc1", "--model", str(path), "--threshold", "-2", "--coverage", "0.8"
+    )
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert {"logS_lo", "logS_hi", "logS_p_below", "similarity", "domain"} <= set(frame.columns)
+    _, err, code = run_cli("predict", "CCO", "--model", str(path), "--coverage", "1.5")
+    assert code != 0 and "coverage" in err.lower()

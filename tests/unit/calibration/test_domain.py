@@ -1,0 +1,54 @@
+"""The applicability domain: nearest-neighbour similarity and unseen composition."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from scoremol.calibration import Domain
+from scoremol.calibration.domain import composition, nearest_distance, to_similarity
+from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
+
+
+def test_nearest_distance_is_the_brute_force_minimum():
+    generator = torch.Generator().manual_seed(0)
+    queries, reference = torch.randn(700, 32, generator=generator), torch.randn(300, 32, generator=generator)
+    expected = torch.cdist(queries.double(), reference.double()).min(dim=1).values.numpy()
+    assert np.allclose(nearest_distance(queries, reference, block=64), expected, atol=1e-4)
+    assert np.all(np.isinf(nearest_distance(queries[:3], reference[:0])))
+
+
+def test_similarity_scale():
+    assert np.allclose(to_similarity(np.array([0.0, 2.0, 6.0]), typical=2.0), [1.0, 0.5, 0.25])
+
+
+def featurized(smiles: list[str]):
+    from scoremol.models.estimator import _chunk
+
+    return featurize_chunk(_chunk(smiles), FeaturizerSettings())
+
+
+def test_unseen_elements_charges_and_sizes_are_out():
+    train = featurized(["CCO", "c1ccccc1O", "CC(=O)[O-].[Na+]"])
+    ids = np.arange(train.num_graphs)
+    reference = torch.randn(len(ids), 4)
+    domain = Domain.fit(reference, 1.0, np.array([0.5, 0.6, 0.7]), train.x, train.atom_ptr, ids)
+    new = featurized(["CCCO", "CC[Se]C", "C[N+](C)(C)C", "CCCCCCCCCCCCCCCC"])
+    reasons = domain.reasons(new.x, new.atom_ptr, np.arange(new.num_graphs), np.ones(new.num_graphs))
+    assert reasons[0] == ""
+    assert "element Se not in the training data" in reasons[1]
+    # standardization kept acetic acid alone and neutral: no training atom is charged
+    assert "formal charge +1 not in the training data" in reasons[2]
+    assert "more than any training molecule" in reasons[3]
+    low = domain.reasons(new.x, new.atom_ptr, np.arange(1), np.array([domain.threshold - 0.01]))
+    assert low[0].startswith("out of domain: similarity")
+
+
+def test_composition_marks_each_graph_separately():
+    data = featurized(["CCO", "CC[Se]C", "O"])
+    used = composition(data.x, data.atom_ptr, np.array([2, 0]))
+    from scoremol.calibration.domain import _COMPOSITION_NAMES
+
+    names = [[_COMPOSITION_NAMES[c] for c in np.flatnonzero(row)] for row in used]
+    assert "element O" in names[0] and "element C" not in names[0]
+    assert "element C" in names[1] and "element Se" not in names[1]
