@@ -113,3 +113,14 @@ def test_cli_threshold_and_coverage(calibrated, tmp_path):
     assert {"logS_lo", "logS_hi", "logS_p_below", "similarity", "domain"} <= set(frame.columns)
     _, err, code = run_cli("predict", "CCO", "--model", str(path), "--coverage", "1.5")
     assert code != 0 and "coverage" in err.lower()
+
+
+def test_estimator_intervals(calibrated):
+    from scoremol import ScoreRegressor
+
+    model, path = calibrated
+    regressor = ScoreRegressor.load(path)
+    mean, lo, hi = regressor.predict_interval(["CCO", "bad smiles", "c1ccccc1"], coverage=0.8)
+    assert np.isnan([mean[1], lo[1], hi[1]]).all()
+    assert (lo[[0, 2]] < mean[[0, 2]]).all() and (mean[[0, 2]] < hi[[0, 2]]).all()
+    assert np.allclose(mean[[0, 2]], regressor.predict(["CCO", "c1ccccc1"]))
