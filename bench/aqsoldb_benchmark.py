@@ -88,9 +88,12 @@ def score(pred: np.ndarray, train: pd.DataFrame, test: pd.DataFrame, seconds: fl
     return {**metrics(test.y.to_numpy(), pred), "train_s": seconds, "test_failed": failed}
 
 
-def run_scoremol(name: str, seed: int, train: pd.DataFrame, test: pd.DataFrame, standardize: bool) -> dict:
+def run_scoremol(
+    name: str, seed: int, train: pd.DataFrame, test: pd.DataFrame, standardize: bool, calibrate: bool = True
+) -> dict:
     start = time.perf_counter()
-    model = ScoreRegressor(**SPECS[name], seed=seed, standardize=standardize).fit(train.smiles, train.y)
+    options = dict(seed=seed, standardize=standardize, calibrate=calibrate)
+    model = ScoreRegressor(**SPECS[name], **options).fit(train.smiles, train.y)
     seconds = time.perf_counter() - start
     pred = model.predict(test.smiles)
     return score(pred, train, test, seconds)
@@ -165,18 +168,25 @@ def main() -> None:
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2, 3, 4])
     parser.add_argument("--standardize", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--drop-inorganic", action="store_true")
+    parser.add_argument(
+        "--calibrate",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="scoremol networks hold out a fold each for calibration (default, as `scoremol train`)",
+    )
     parser.add_argument("--dedupe", choices=["none", "mean"], default="none")
     parser.add_argument("--chemprop-venv", type=Path)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"aqsoldb_{datetime.date.today()}.csv")
     args = parser.parse_args()
     train, test, counts = load(args.standardize, args.drop_inorganic, args.dedupe)
     care = f"standardize={args.standardize} drop_inorganic={args.drop_inorganic} dedupe={args.dedupe}"
+    care += "" if args.calibrate else " no-calibrate"
     print(f"data care: {care}; {counts}", flush=True)
     rows = []
     for system in args.systems:
         for seed in args.seeds:
             if system in SPECS:
-                result = run_scoremol(system, seed, train, test, args.standardize)
+                result = run_scoremol(system, seed, train, test, args.standardize, args.calibrate)
             else:
                 result = run_chemprop(args.chemprop_venv, system == "chemprop-rdkit", seed, train, test)
             row = {"system": system, "seed": seed, "care": care, **counts, **result}
