@@ -1,14 +1,17 @@
 """The applicability domain: how much a molecule resembles the training data.
 
 Similarity is measured where the model decides: in the last hidden layer of the first
-member's prediction head, from the Euclidean distance ``d`` to the nearest training
-molecule, as ``1 / (1 + d / d_typical)`` where ``d_typical`` is that distance for a typical
-held-out training molecule (so 1 is a training molecule, 0.5 a typical new molecule like
-the training data, and it falls towards 0 with distance). Finding the nearest neighbour is
-one matrix product per batch (``[B, d] x [d, N]``, ``d`` = 32 by default), which keeps up
-with the fastest model on 200,000 molecules; an exact Tanimoto search over Morgan
-fingerprints costs minutes there (measured: 0.18 us per pair with RDKit's bulk search,
-2e9 pairs). A molecule is ``out`` of the domain when its similarity is below a threshold
+member's prediction head, from the mean Euclidean distance ``d`` to the
+:data:`NEIGHBOURS` nearest training molecules, as ``1 / (1 + d / d_typical)`` where
+``d_typical`` is that distance for a typical held-out training molecule (so 0.5 is a
+typical new molecule like the training data, and it falls towards 0 with distance). On the
+AqSolDB scaffold test the fast model's absolute errors rank with the mean distance to 10
+neighbours (Spearman 0.23) better than with the nearest one alone (0.20). The search is one
+matrix product per batch (``[B, d] x [d, N]``, ``d`` = 32 by default), which keeps up with
+the fastest model on 200,000 molecules; an exact Tanimoto search over Morgan fingerprints
+costs minutes there (measured: 0.18 us per pair with RDKit's bulk search, 2e9 pairs).
+
+A molecule is ``out`` of the domain when its similarity is below a threshold
 chosen on held-out training molecules, or when it has an element, formal charge or size
 that no training molecule has (the network has never seen those inputs).
 """
@@ -24,6 +27,8 @@ from scoremol.featurizers.layout import ATOM_OFFSETS, ELEMENTS, FORMAL_CHARGES
 
 #: held-out training molecules less similar than this share of them fall outside the domain
 OUT_OF_DOMAIN_SHARE = 0.05
+#: neighbours whose mean distance measures similarity
+NEIGHBOURS = 10
 
 _ELEMENT_SLOTS = list(ELEMENTS) + ["an element outside the featurizer's list"]
 _CHARGE_SLOTS = [f"{c:+d}" for c in FORMAL_CHARGES] + ["a charge outside the featurizer's list"]
@@ -35,19 +40,27 @@ COMPOSITION_COLUMNS = np.r_[
 _COMPOSITION_NAMES = [f"element {e}" for e in _ELEMENT_SLOTS] + [f"formal charge {c}" for c in _CHARGE_SLOTS]
 
 
-def nearest_distance(queries: torch.Tensor, reference: torch.Tensor, block: int = 256) -> np.ndarray:
-    """Euclidean distance of each query row ``[B, d]`` to its nearest row of ``reference``
-    ``[N, d]``: ``[B]`` (inf when there is no reference), in blocks of ``block x N``."""
+def neighbour_distance(
+    queries: torch.Tensor, reference: torch.Tensor, neighbours: int = NEIGHBOURS, block: int = 256
+) -> np.ndarray:
+    """Mean Euclidean distance of each query row ``[B, d]`` to its ``neighbours`` nearest
+    rows of ``reference`` ``[N, d]`` (all of them when fewer): ``[B]``, inf when there is
+    no reference; computed in blocks of ``block x N``."""
     if len(reference) == 0:
         return np.full(len(queries), np.inf)
+    k = min(neighbours, len(reference))
     ref = reference.float()
     ref_t = ref.T.contiguous()
     ref_sq = (ref * ref).sum(dim=1)
     out = np.empty(len(queries))
     for start in range(0, len(queries), block):
         q = queries[start : start + block].float()
-        squared = (q * q).sum(dim=1, keepdim=True) + ref_sq - 2.0 * (q @ ref_t)
-        out[start : start + block] = squared.amin(dim=1).clamp_min(0.0).sqrt().numpy()
+        # |q - r|^2 = |q|^2 + (|r|^2 - 2 q.r): the neighbours are found on the fused second
+        # term, [B, N], and |q|^2 is added to the k kept per row only
+        partial = torch.addmm(ref_sq, q, ref_t, alpha=-2.0)
+        nearest = partial.topk(k, dim=1, largest=False, sorted=False).values if k > 1 else partial.amin(1, True)
+        squared = nearest + (q * q).sum(dim=1, keepdim=True)
+        out[start : start + block] = squared.clamp_min(0.0).sqrt().mean(dim=1).numpy()
     return out
 
 
@@ -72,7 +85,7 @@ class Domain:
     """The training data as the model saw it, and where its domain ends.
 
     ``reference``: embeddings of every training molecule ``[N, d]`` (float16 on disk).
-    ``typical``: the nearest-neighbour distance of a typical held-out training molecule.
+    ``typical``: the neighbour distance of a typical held-out training molecule.
     ``threshold``: similarities below it are ``out``. ``seen``: composition slots some
     training molecule uses ``[C]``. ``max_atoms``: the largest training molecule's atoms.
     """
@@ -104,7 +117,7 @@ class Domain:
 
     def similarity(self, embeddings: torch.Tensor) -> np.ndarray:
         """Similarity ``[B]`` of embeddings ``[B, d]`` to the training set (see module)."""
-        return to_similarity(nearest_distance(embeddings, self.reference), self.typical)
+        return to_similarity(neighbour_distance(embeddings, self.reference), self.typical)
 
     def reasons(self, x: np.ndarray, atom_ptr: np.ndarray, ids: np.ndarray, similarity: np.ndarray) -> list[str]:
         """Why each graph ``ids`` is out of the domain ('' when it is in)."""

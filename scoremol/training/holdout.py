@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
-from scoremol.calibration.domain import nearest_distance, to_similarity
+from scoremol.calibration.domain import neighbour_distance, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
 
@@ -66,7 +66,7 @@ def calibrate(
             tree = fit_tree(trained)
             pred[:, 0] = (1.0 - tree_weight) * pred[:, 0] + tree_weight * tree(data.descriptors[rows[held]])
         oof[held] = pred
-        distance = nearest_distance(embedding[held], embedding[trained])
+        distance = neighbour_distance(embedding[held], embedding[trained])
         # each member's space has its own scale: similarity is relative to its typical distance
         similarity[held] = to_similarity(distance, float(np.median(distance)))
         if k == 0:

@@ -6,16 +6,21 @@ import numpy as np
 import torch
 
 from scoremol.calibration import Domain
-from scoremol.calibration.domain import composition, nearest_distance, to_similarity
+from scoremol.calibration.domain import composition, neighbour_distance, to_similarity
 from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
 
 
-def test_nearest_distance_is_the_brute_force_minimum():
+def test_neighbour_distance_is_the_brute_force_mean_of_the_nearest():
     generator = torch.Generator().manual_seed(0)
     queries, reference = torch.randn(700, 32, generator=generator), torch.randn(300, 32, generator=generator)
-    expected = torch.cdist(queries.double(), reference.double()).min(dim=1).values.numpy()
-    assert np.allclose(nearest_distance(queries, reference, block=64), expected, atol=1e-4)
-    assert np.all(np.isinf(nearest_distance(queries[:3], reference[:0])))
+    distances = torch.cdist(queries.double(), reference.double())
+    nearest = distances.min(dim=1).values.numpy()
+    assert np.allclose(neighbour_distance(queries, reference, neighbours=1, block=64), nearest, atol=1e-4)
+    ten = distances.topk(10, dim=1, largest=False).values.mean(dim=1).numpy()
+    assert np.allclose(neighbour_distance(queries, reference, neighbours=10, block=64), ten, atol=1e-4)
+    everything = distances.mean(dim=1).numpy()  # fewer reference rows than neighbours: all of them
+    assert np.allclose(neighbour_distance(queries, reference, neighbours=1000), everything, atol=1e-4)
+    assert np.all(np.isinf(neighbour_distance(queries[:3], reference[:0])))
 
 
 def test_similarity_scale():
