@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
-from scoremol.calibration.domain import neighbour_distance, to_similarity
+from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
 
@@ -57,7 +57,7 @@ def calibrate(
     """
     n_folds = int(folds.max()) + 1
     oof = np.full(y.shape, np.nan)
-    similarity = np.full(len(y), np.nan)
+    distance = {k: np.full(len(y), np.nan) for k in NEIGHBOURS}
     for k, (scaled, embedding) in enumerate(outputs[:n_folds]):  # one member per fold
         held = np.flatnonzero(folds == k)
         trained = np.flatnonzero(folds != k)
@@ -66,12 +66,28 @@ def calibrate(
             tree = fit_tree(trained)
             pred[:, 0] = (1.0 - tree_weight) * pred[:, 0] + tree_weight * tree(data.descriptors[rows[held]])
         oof[held] = pred
-        distance = neighbour_distance(embedding[held], embedding[trained])
-        # each member's space has its own scale: similarity is relative to its typical distance
-        similarity[held] = to_similarity(distance, float(np.median(distance)))
-        if k == 0:
-            typical = float(np.median(distance))
+        for count in NEIGHBOURS:
+            d = neighbour_distance(embedding[held], embedding[trained], count)
+            # each member's space has its own scale: distances relative to its typical one
+            distance[count][held] = d / max(float(np.median(d)), 1e-12)
     residual = y - oof
+    neighbours = _best_ranked(distance, np.abs(residual[:, 0]))
+    similarity = to_similarity(distance[neighbours], 1.0)
+    # the first member's space serves predictions: its own typical distance
+    typical = float(np.median(neighbour_distance(outputs[0][1][folds == 0], outputs[0][1][folds != 0], neighbours)))
     calibrations = [Calibration.fit(residual[:, t], similarity) for t in range(y.shape[1])]
-    domain = Domain.fit(outputs[0][1], typical, similarity, data.x, data.atom_ptr, rows)
+    domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows)
     return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum())
+
+
+def _best_ranked(distance: dict[int, np.ndarray], error: np.ndarray) -> int:
+    """The neighbour count whose distances rank the held-out errors best (Spearman)."""
+    from scipy.stats import spearmanr
+
+    def rank_correlation(count: int) -> float:
+        keep = np.isfinite(distance[count]) & np.isfinite(error)
+        if keep.sum() < 3 or np.ptp(distance[count][keep]) == 0:
+            return -np.inf
+        return float(spearmanr(distance[count][keep], error[keep]).statistic)
+
+    return max(NEIGHBOURS, key=rank_correlation)

@@ -124,3 +124,13 @@ def test_estimator_intervals(calibrated):
     assert np.isnan([mean[1], lo[1], hi[1]]).all()
     assert (lo[[0, 2]] < mean[[0, 2]]).all() and (mean[[0, 2]] < hi[[0, 2]]).all()
     assert np.allclose(mean[[0, 2]], regressor.predict(["CCO", "c1ccccc1"]))
+
+
+def test_the_neighbour_count_that_ranks_held_out_errors_best_is_chosen():
+    from scoremol.training.holdout import _best_ranked
+
+    rng = np.random.default_rng(0)
+    error = rng.uniform(0, 1, 500)
+    informative, noise = error + rng.normal(0, 0.3, 500), rng.uniform(0, 1, 500)
+    assert _best_ranked({1: noise, 10: informative}, error) == 10
+    assert _best_ranked({1: informative, 10: noise}, error) == 1

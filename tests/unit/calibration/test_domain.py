@@ -37,7 +37,7 @@ def test_unseen_elements_charges_and_sizes_are_out():
     train = featurized(["CCO", "c1ccccc1O", "CC(=O)[O-].[Na+]"])
     ids = np.arange(train.num_graphs)
     reference = torch.randn(len(ids), 4)
-    domain = Domain.fit(reference, 1.0, np.array([0.5, 0.6, 0.7]), train.x, train.atom_ptr, ids)
+    domain = Domain.fit(reference, 1, 1.0, np.array([0.5, 0.6, 0.7]), train.x, train.atom_ptr, ids)
     new = featurized(["CCCO", "CC[Se]C", "C[N+](C)(C)C", "CCCCCCCCCCCCCCCC"])
     reasons = domain.reasons(new.x, new.atom_ptr, np.arange(new.num_graphs), np.ones(new.num_graphs))
     assert reasons[0] == ""
