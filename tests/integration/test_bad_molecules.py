@@ -27,8 +27,8 @@ MOLECULES = [
     ("salt", "CC(=O)[O-].[Na+]", "ok", "kept 1 of 2 fragments); neutralized"),
     ("mixture", "CCO.c1ccccc1", "ok", "kept 1 of 2 fragments"),
     ("disconnected fragments", "C.C", "ok", "kept 1 of 2 fragments"),
-    ("metal", "[Fe]", "ok", "contains Fe"),
-    ("organometallic", "C[Hg]C", "ok", "contains Hg"),
+    ("metal", "[Fe]", "ok", ""),  # a model's domain says whether it knows iron
+    ("organometallic", "C[Hg]C", "ok", ""),
     ("metallocene", "[Fe+2].c1cc[cH-]c1.c1cc[cH-]c1", "ok", "kept 1 of 3 fragments"),
     ("charged species", "C[N+](C)(C)C", "ok", ""),
     ("isotopes", "[13CH3][2H]", "ok", ""),

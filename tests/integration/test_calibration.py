@@ -77,7 +77,7 @@ def test_prediction_rows_carry_interval_similarity_and_domain(calibrated, tmp_pa
 
     model, _ = calibrated
     src = tmp_path / "in.csv"
-    src.write_text("smiles\nCCO\nnot_a_smiles\nc1ccccc1Cl\nCC[Se]CC\n")
+    src.write_text("smiles\nCCO\nnot_a_smiles\nc1ccccc1Cl\nCC[Se]CC\nC[Hg]C\n")
     out = predict_chunk(model, read_input(str(src)))
     assert {f"logS_{s}" for s in ("lo", "hi")} | {"similarity", "domain"} <= set(out.columns)
     ok = out["status"] == "ok"
@@ -86,6 +86,7 @@ def test_prediction_rows_carry_interval_similarity_and_domain(calibrated, tmp_pa
     assert out["domain"].tolist()[1] == ""  # no molecule, no verdict
     assert out.loc[ok, "similarity"].between(0, 1).all()
     assert out.loc[3, "domain"] == "out" and "element Se not in the training data" in out.loc[3, "reason"]
+    assert out.loc[4, "domain"] == "out" and "element Hg not in the training data" in out.loc[4, "reason"]
     wide = predict_chunk(model, read_input(str(src)), options=OutputOptions(coverage=0.95))
     narrow = predict_chunk(model, read_input(str(src)), options=OutputOptions(coverage=0.5))
     assert ((wide["logS_hi"] - wide["logS_lo"]) > (narrow["logS_hi"] - narrow["logS_lo"]))[ok].all()
