@@ -96,12 +96,17 @@ def test_threshold_probability_column(calibrated, tmp_path):
     model, _ = calibrated
     src = tmp_path / "in.smi"
     src.write_text("CCO\nCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC\n")
-    buffer = io.StringIO()
-    predict_stream(model, str(src), buffer, options=OutputOptions(threshold=-4.0))
-    out = pd.read_csv(io.StringIO(buffer.getvalue()))
-    p = out["logS_p_below"]
-    assert p.between(0, 1, inclusive="neither").all()
-    assert p[1] > p[0]  # a long alkane is far more likely below -4 than ethanol
+
+    def p_below(threshold: float) -> np.ndarray:
+        buffer = io.StringIO()
+        predict_stream(model, str(src), buffer, options=OutputOptions(threshold=threshold))
+        return pd.read_csv(io.StringIO(buffer.getvalue()))["logS_p_below"].to_numpy()
+
+    low, middle, high = p_below(-12.0), p_below(-3.0), p_below(6.0)
+    for p in (low, middle, high):
+        assert ((p > 0) & (p < 1)).all()
+    assert (low < middle).all() and (middle < high).all()
+    assert (low < 0.05).all() and (high > 0.95).all()  # far beyond every held-out residual
 
 
 def test_cli_threshold_and_coverage(calibrated, tmp_path):
