@@ -184,16 +184,6 @@ def chunk_output(
         put(name, prediction.mean[:, t])
     for t, name in enumerate(names.std):
         put(name, prediction.std[:, t])
-    reasons = list(prediction.reason)
-    if names.similarity is not None:
-        similarity = prediction.similarity
-        put(names.similarity, similarity)
-        domain = np.full(n, "", dtype=object)
-        domain[rows] = ["out" if why else "in" for why in prediction.domain_reason]
-        out[names.domain] = domain
-        for row, why in zip(rows, prediction.domain_reason, strict=True):
-            if why:
-                reasons[row] = f"{reasons[row]}; {why}" if reasons[row] else why
     if names.lo or names.p_below:
         for t, calibration in enumerate(model.calibration):
             if names.lo:
@@ -205,6 +195,16 @@ def chunk_output(
                     names.p_below[t],
                     calibration.p_below(prediction.mean[:, t], prediction.similarity, options.threshold),
                 )
+    reasons = list(prediction.reason)
+    if names.similarity is not None:
+        similarity = prediction.similarity
+        put(names.similarity, similarity)
+        domain = np.full(n, "", dtype=object)
+        domain[rows] = ["out" if why else "in" for why in prediction.domain_reason]
+        out[names.domain] = domain
+        for row, why in zip(rows, prediction.domain_reason, strict=True):
+            if why:
+                reasons[row] = f"{reasons[row]}; {why}" if reasons[row] else why
     out[names.status] = prediction.status
     out[names.reason] = reasons
     return out
