@@ -45,7 +45,11 @@ def test_real_entry_point_keeps_statuses(tmp_path):
     out, err, rc = run_cli_process("predict", str(tmp_path / "missing.csv"))
     assert rc == 1 and out == "" and err == f"scoremol: error: input file not found: {tmp_path / 'missing.csv'}\n"
     out, err, rc = run_cli_process("-q", "predict", "CCO", "--model", "fast")
-    assert rc == 0 and out.splitlines()[0] == "smiles,name,logS_pred,status,reason" and err == ""
+    assert (
+        rc == 0
+        and out.splitlines()[0] == "smiles,name,logS_pred,logS_lo,logS_hi,similarity,domain,status,reason"
+        and err == ""
+    )
 
 
 @pytest.mark.slow
