@@ -89,15 +89,30 @@ def train_members(
             for future in done:
                 future.result()  # a worker's error surfaces here, at once
         _drain(relay, on_epoch)
-        return [f.result() for f in futures]
+        results = [f.result() for f in futures]
     except BaseException:
         # workers ignore Ctrl-C (the parent reports it): stop them now, not after a member
-        for process in list(getattr(pool, "_processes", {}).values()):
-            process.terminate()
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        _stop(pool)
         _SHARED.clear()
+        raise
+    pool.shutdown(wait=True)
+    _SHARED.clear()
+    return results
+
+
+def _stop(pool: ProcessPoolExecutor, grace: float = 5.0) -> None:
+    """End every worker of ``pool`` without waiting for its jobs. SIGTERM first; SIGKILL for
+    a worker that survives it (one forked a moment ago may still run the parent's signal
+    handlers, which only note the signal), so a failed fit never hangs on its workers."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(grace)
+        if process.is_alive():
+            process.kill()
+            process.join(grace)
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _drain(relay, on_epoch: Callable[[int, dict], None] | None) -> None:
