@@ -112,18 +112,18 @@ class ScoreRegressor:
         """Predictions and the lower and upper bounds of their ``coverage`` interval (default:
         ``scoremol predict``'s), each ``[n]`` for the first target; NaN where a SMILES cannot be
         featurized. Needs a calibrated model (trained with ``calibrate=True``, the default)."""
-        from scoremol.featurizers.dataset import featurize_chunk
+        from scoremol.inference.predict import predict_part
         from scoremol.spec import DEFAULT_COVERAGE
 
         model = self._trained()
         if model.calibration is None:
             raise ScoremolError("this model has no calibration (trained with calibrate=False or too few molecules)")
         smiles = _smiles_list(smiles)
-        data = featurize_chunk(_chunk(smiles), model.featurizer)
-        result = model.predict_full(data, device=self.spec.device)
-        lo, hi = model.calibration[0].interval(result.mean[:, 0], result.similarity, coverage or DEFAULT_COVERAGE)
+        result = predict_part(model, _chunk(smiles), batch_size=256, device=self.spec.device)
+        mean = result.mean[:, 0]
+        lo, hi = model.calibration[0].interval(mean, result.similarity, coverage or DEFAULT_COVERAGE)
         out = np.full((3, len(smiles)), np.nan)
-        out[:, data.graph_row] = result.mean[:, 0], lo, hi
+        out[:, result.graph_row] = mean, lo, hi
         return out[0], out[1], out[2]
 
     def score(self, smiles: Sequence[str], y: Sequence[float]) -> float:

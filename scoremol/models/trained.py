@@ -230,9 +230,8 @@ class TrainedModel:
             size = int(batch.num_graphs)
             for k, module in enumerate(modules):
                 if k == 0 and embed:
-                    hidden = module.embed(batch)
+                    out, hidden = module.predict_and_embed(batch)
                     embeddings.append(hidden.float().cpu())
-                    out = module.head.lins[-1](hidden)
                 else:
                     out = module(batch)
                 per_member[k, start : start + size] = out.float().cpu().numpy()

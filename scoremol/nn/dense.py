@@ -66,6 +66,11 @@ class DenseModel(nn.Module):
         self.depth = config.make_depth(lambda: DenseBlock(config.hidden, 0, config.heads, config.dropout))
         self.head = make_head(config.hidden, config)
 
+    def predict_and_embed(self, data) -> tuple[Tensor, Tensor]:
+        """Predictions ``[B, n_targets]`` and the embeddings they come from (:meth:`embed`)."""
+        hidden = self.embed(data)
+        return self.head.lins[-1](hidden), hidden
+
     def forward(self, data) -> Tensor:
         return self.head.lins[-1](self.embed(data))
 

@@ -39,6 +39,11 @@ class GraphModel(nn.Module):
         extra = config.descriptor_dim if config.use_descriptors else 0
         self.head = make_head(config.hidden + extra, config)
 
+    def predict_and_embed(self, data) -> tuple[Tensor, Tensor]:
+        """Predictions ``[B, n_targets]`` and the embeddings they come from (:meth:`embed`)."""
+        hidden = self.embed(data)
+        return self.head.lins[-1](hidden), hidden
+
     def forward(self, data) -> Tensor:
         """Predictions for a PyG ``Batch`` (or a single ``Data``), shape ``[B, n_targets]``."""
         return self.head.lins[-1](self.embed(data))

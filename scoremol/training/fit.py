@@ -113,8 +113,8 @@ def member_outputs(
     preds, embeddings = [], []
     for start in range(0, len(graphs), batch_size):
         batch = collate_graphs(graphs[start : start + batch_size]).to(device)
-        hidden = model.embed(batch)
-        preds.append(model.head.lins[-1](hidden).float().cpu().numpy())
+        pred, hidden = model.predict_and_embed(batch)
+        preds.append(pred.float().cpu().numpy())
         embeddings.append(hidden.float().cpu())
     return np.concatenate(preds), torch.cat(embeddings)
 

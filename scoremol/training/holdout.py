@@ -58,6 +58,7 @@ def calibrate(
     n_folds = int(folds.max()) + 1
     oof = np.full(y.shape, np.nan)
     distance = {k: np.full(len(y), np.nan) for k in NEIGHBOURS}
+    first_typical: dict[int, float] = {}  # the first member's space serves predictions
     for k, (scaled, embedding) in enumerate(outputs[:n_folds]):  # one member per fold
         held = np.flatnonzero(folds == k)
         trained = np.flatnonzero(folds != k)
@@ -69,12 +70,14 @@ def calibrate(
         for count in NEIGHBOURS:
             d = neighbour_distance(embedding[held], embedding[trained], count)
             # each member's space has its own scale: distances relative to its typical one
-            distance[count][held] = d / max(float(np.median(d)), 1e-12)
+            typical = max(float(np.median(d)), 1e-12)
+            distance[count][held] = d / typical
+            if k == 0:
+                first_typical[count] = typical
     residual = y - oof
     neighbours = _best_ranked(distance, np.abs(residual[:, 0]))
     similarity = to_similarity(distance[neighbours], 1.0)
-    # the first member's space serves predictions: its own typical distance
-    typical = float(np.median(neighbour_distance(outputs[0][1][folds == 0], outputs[0][1][folds != 0], neighbours)))
+    typical = first_typical[neighbours]
     calibrations = [Calibration.fit(residual[:, t], similarity) for t in range(y.shape[1])]
     domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows)
     return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum())
