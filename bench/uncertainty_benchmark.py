@@ -45,7 +45,7 @@ def evaluate(model, smiles: list[str], y: np.ndarray) -> pd.DataFrame:
     frame["why_out"] = result.domain_reason
     frame["threshold"] = model.domain.threshold
     for c in GRID:
-        lo, hi = calibration.interval(frame["pred"].to_numpy(), result.similarity, float(c))
+        lo, hi = calibration.interval(frame["pred"].to_numpy(), result.difficulty(0), float(c))
         frame[f"lo_{c:.2f}"], frame[f"hi_{c:.2f}"] = lo, hi
     return frame
 

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.data.read import MoleculeChunk, iter_chunks
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
@@ -121,6 +122,11 @@ class ChunkPrediction:
     std: np.ndarray
     similarity: np.ndarray | None = None
     domain_reason: list[str] | None = None
+    atoms: np.ndarray | None = None
+
+    def difficulty(self, target: int = 0) -> np.ndarray:
+        """What the calibration of ``target`` reads to size each graph's interval ``[G, 3]``."""
+        return difficulty_inputs(self.mean[:, target], self.similarity, self.atoms)
 
     @staticmethod
     def concat(parts: list[ChunkPrediction]) -> ChunkPrediction:
@@ -135,6 +141,7 @@ class ChunkPrediction:
             std=np.concatenate([p.std for p in parts]),
             similarity=None if parts[0].similarity is None else np.concatenate([p.similarity for p in parts]),
             domain_reason=None if parts[0].domain_reason is None else [r for p in parts for r in p.domain_reason],
+            atoms=None if parts[0].atoms is None else np.concatenate([p.atoms for p in parts]),
         )
 
 
@@ -144,7 +151,14 @@ def predict_data(
     """Predict the graphs of featurized rows (and measure the domain, if the model has one)."""
     result = model.predict_full(data, batch_size=batch_size, device=device)
     return ChunkPrediction(
-        data.status, data.reason, data.graph_row, result.mean, result.std, result.similarity, result.domain_reason
+        data.status,
+        data.reason,
+        data.graph_row,
+        result.mean,
+        result.std,
+        result.similarity,
+        result.domain_reason,
+        result.atoms,
     )
 
 
@@ -187,13 +201,13 @@ def chunk_output(
     if names.lo or names.p_below:
         for t, calibration in enumerate(model.calibration):
             if names.lo:
-                lo, hi = calibration.interval(prediction.mean[:, t], prediction.similarity, options.coverage)
+                lo, hi = calibration.interval(prediction.mean[:, t], prediction.difficulty(t), options.coverage)
                 put(names.lo[t], lo)
                 put(names.hi[t], hi)
             if names.p_below:
                 put(
                     names.p_below[t],
-                    calibration.p_below(prediction.mean[:, t], prediction.similarity, options.threshold),
+                    calibration.p_below(prediction.mean[:, t], prediction.difficulty(t), options.threshold),
                 )
     reasons = list(prediction.reason)
     if names.similarity is not None:

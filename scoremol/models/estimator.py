@@ -121,7 +121,7 @@ class ScoreRegressor:
         smiles = _smiles_list(smiles)
         result = predict_part(model, _chunk(smiles), batch_size=256, device=self.spec.device)
         mean = result.mean[:, 0]
-        lo, hi = model.calibration[0].interval(mean, result.similarity, coverage or DEFAULT_COVERAGE)
+        lo, hi = model.calibration[0].interval(mean, result.difficulty(0), coverage or DEFAULT_COVERAGE)
         out = np.full((3, len(smiles)), np.nan)
         out[:, result.graph_row] = mean, lo, hi
         return out[0], out[1], out[2]

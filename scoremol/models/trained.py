@@ -14,6 +14,7 @@ import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
+from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.data.collate import GraphBatch, collate_arrays, collate_graphs
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
@@ -68,13 +69,18 @@ class TreeBlend:
 @dataclass
 class Prediction:
     """A model's answer for ``G`` graphs: mean and member spread ``[G, T]`` in target units,
-    and (for a model with a domain) each graph's similarity to the training data ``[G]``
-    and why it is out of the domain (``''`` when it is in)."""
+    and (for a model with a domain) each graph's similarity to the training data ``[G]``,
+    why it is out of the domain (``''`` when it is in) and its atom count ``[G]``."""
 
     mean: np.ndarray
     std: np.ndarray
     similarity: np.ndarray | None = None
     domain_reason: list[str] | None = None
+    atoms: np.ndarray | None = None
+
+    def difficulty(self, target: int = 0) -> np.ndarray:
+        """What the calibration of ``target`` reads to size each graph's interval ``[G, 3]``."""
+        return difficulty_inputs(self.mean[:, target], self.similarity, self.atoms)
 
 
 @dataclass
@@ -209,7 +215,7 @@ class TrainedModel:
             return Prediction(mean, std)
         similarity = self.domain.similarity(embedding)
         reasons = self.domain.reasons(data.x, data.atom_ptr, ids, similarity)
-        return Prediction(mean, std, similarity, reasons)
+        return Prediction(mean, std, similarity, reasons, data.atom_ptr[ids + 1] - data.atom_ptr[ids])
 
     @torch.inference_mode()
     def predict_batches(

@@ -197,7 +197,7 @@ def test_uncertainty(model, result) -> dict:
     if model.calibration is None or result.similarity is None:
         return {}
     calibration, mean = model.calibration[0], result.mean[:, 0]
-    bounds = [calibration.interval(mean, result.similarity, c) for c in COVERAGES]
+    bounds = [calibration.interval(mean, result.difficulty(0), c) for c in COVERAGES]
     return {
         "lo": np.stack([b[0] for b in bounds], axis=1),
         "hi": np.stack([b[1] for b in bounds], axis=1),

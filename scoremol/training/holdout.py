@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
+from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
@@ -78,7 +79,10 @@ def calibrate(
     neighbours = _best_ranked(distance, np.abs(residual[:, 0]))
     similarity = to_similarity(distance[neighbours], 1.0)
     typical = first_typical[neighbours]
-    calibrations = [Calibration.fit(residual[:, t], similarity) for t in range(y.shape[1])]
+    atoms = data.atom_ptr[rows + 1] - data.atom_ptr[rows]
+    calibrations = [
+        Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], similarity, atoms)) for t in range(y.shape[1])
+    ]
     domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows)
     return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum())
 
