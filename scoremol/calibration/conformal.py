@@ -73,7 +73,8 @@ class Difficulty:
         return np.nan_to_num(z, nan=0.0) @ self.coef
 
     def to_dict(self) -> dict:
-        return {"inputs": list(DIFFICULTY_INPUTS), **{k: getattr(self, k).tolist() for k in ("center", "scale", "coef")}}
+        arrays = {k: getattr(self, k).tolist() for k in ("center", "scale", "coef")}
+        return {"inputs": list(DIFFICULTY_INPUTS), **arrays}
 
     @classmethod
     def from_dict(cls, d: dict) -> Difficulty:
