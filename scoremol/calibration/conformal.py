@@ -61,12 +61,6 @@ class Difficulty:
         coef = np.linalg.solve(z.T @ z + cls.RIDGE * np.eye(z.shape[1]), z.T @ target)
         return cls(center, scale, coef)
 
-    @classmethod
-    def similarity_only(cls) -> Difficulty:
-        """Harder as the similarity falls, nothing else (models calibrated before the other
-        inputs existed)."""
-        return cls(np.zeros(3), np.ones(3), np.array([-1.0, 0.0, 0.0]))
-
     def score(self, inputs: np.ndarray) -> np.ndarray:
         """``[n]`` from :func:`difficulty_inputs`; missing inputs count as average ones."""
         z = (np.asarray(inputs, np.float64) - self.center) / self.scale
@@ -163,9 +157,9 @@ class Calibration:
 
     @classmethod
     def from_dict(cls, d: dict) -> Calibration:
-        scores = np.sort(np.asarray(d["scores"], np.float64))
-        sigma = np.asarray(d["knots_sigma"], np.float64)
-        if "difficulty" not in d:  # a curve over similarity alone, decreasing
-            knots = -np.asarray(d["knots_s"], np.float64)
-            return cls(scores, Difficulty.similarity_only(), knots[::-1].copy(), sigma[::-1].copy())
-        return cls(scores, Difficulty.from_dict(d["difficulty"]), np.asarray(d["knots_score"], np.float64), sigma)
+        return cls(
+            np.sort(np.asarray(d["scores"], np.float64)),
+            Difficulty.from_dict(d["difficulty"]),
+            np.asarray(d["knots_score"], np.float64),
+            np.asarray(d["knots_sigma"], np.float64),
+        )

@@ -88,13 +88,26 @@ def _load_tree(spec: dict | None, blob) -> TreeBlend | None:
     return TreeBlend(bytes(blob.numpy().tobytes()), float(spec["weight"]), int(spec.get("best_iteration", 0)))
 
 
-def _load_domain(meta: dict | None, reference) -> Domain | None:
+def _current_calibration(meta: dict) -> bool:
+    """Whether the model's domain lives in the embedding space this code measures (files
+    from before the readout space held the head's last layer: they load without intervals
+    and domain, which a retrain restores)."""
+    return meta.get("domain") is not None and meta["domain"].get("space") == Domain.SPACE
+
+
+def _load_calibration(meta: dict) -> list[Calibration] | None:
+    if meta.get("calibration") is None or not _current_calibration(meta):
+        return None
+    return [Calibration.from_dict(c) for c in meta["calibration"]]
+
+
+def _load_domain(meta: dict, reference) -> Domain | None:
     """The applicability domain described by ``meta``, with its reference embeddings."""
-    if meta is None:
+    if not _current_calibration(meta):
         return None
     if not isinstance(reference, torch.Tensor):
         raise ValueError("domain reference embeddings missing")
-    return Domain.from_meta(meta, reference)
+    return Domain.from_meta(meta["domain"], reference)
 
 
 def load_model(path: str | Path) -> TrainedModel:
@@ -151,10 +164,8 @@ def load_model(path: str | Path) -> TrainedModel:
             metrics=meta.get("metrics", {}),
             descriptor_columns=meta.get("descriptor_columns"),
             tree=_load_tree(meta.get("tree"), payload.get("tree")),
-            calibration=None
-            if meta.get("calibration") is None
-            else [Calibration.from_dict(c) for c in meta["calibration"]],
-            domain=_load_domain(meta.get("domain"), payload.get("domain_reference")),
+            calibration=_load_calibration(meta),
+            domain=_load_domain(meta, payload.get("domain_reference")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ScoremolError(

@@ -246,6 +246,5 @@ class TrainedModel:
         std = values.std(axis=0) if len(modules) > 1 else np.zeros(values.shape[1:])
         embedding = None
         if embed:
-            width = self.model_config.head_hidden[-1] if self.model_config.head_hidden else 0
-            embedding = torch.cat(embeddings) if embeddings else torch.zeros(0, width)
+            embedding = torch.cat(embeddings) if embeddings else torch.zeros(0, self.model_config.hidden)
         return values.mean(axis=0), std, embedding

@@ -67,19 +67,18 @@ class DenseModel(nn.Module):
         self.head = make_head(config.hidden, config)
 
     def predict_and_embed(self, data) -> tuple[Tensor, Tensor]:
-        """Predictions ``[B, n_targets]`` and the embeddings they come from (:meth:`embed`)."""
-        hidden = self.embed(data)
-        return self.head.lins[-1](hidden), hidden
+        """Predictions ``[B, n_targets]`` and the molecule vectors they come from (:meth:`embed`)."""
+        h = self.embed(data)
+        return self.head(dropout(h, self.config.dropout, self.training)), h
 
     def forward(self, data) -> Tensor:
-        return self.head.lins[-1](self.embed(data))
+        return self.predict_and_embed(data)[0]
 
     def embed(self, data) -> Tensor:
-        """The head's last hidden layer ``[B, head_hidden[-1]]`` (see :meth:`MLPHead.embed`)."""
+        """Molecule vectors ``[B, hidden]``: the descriptors after the shared depth block."""
         num = getattr(data, "num_graphs", None)
         if num is None:  # a bare tensor or a single molecule: trust the row count
             desc = data if isinstance(data, Tensor) else getattr(data, "descriptors", None)
             num = desc.size(0) if isinstance(desc, Tensor) and desc.dim() == 2 else 1
         desc = get_descriptors(data, int(num), self.config.descriptor_dim, self.input.weight)
-        h = self.depth(self.act(self.input(desc)))
-        return self.head.embed(dropout(h, self.config.dropout, self.training))
+        return self.depth(self.act(self.input(desc)))

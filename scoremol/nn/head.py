@@ -37,7 +37,7 @@ class MLPHead(nn.Module):
 
     def embed(self, x: Tensor) -> Tensor:
         """The last hidden layer's activations ``[B, channels[-2]]``: the molecule as the
-        output layer sees it (used to measure similarity to the training data)."""
+        output layer sees it."""
         for lin in self.lins[:-1]:
             x = dropout(self.act(lin(x)), self.dropout, self.training)
         return x

@@ -94,10 +94,3 @@ def test_round_trip_and_too_few_residuals():
         small.quantile(1.0)
     with pytest.raises(ValueError, match="at least 2"):
         Calibration.fit(np.array([0.1]), at([0.5]))
-
-
-def test_a_curve_over_similarity_alone_still_loads():
-    """Model files written before the difficulty read more than the similarity."""
-    old = {"scores": [-1.0, 0.5, 2.0], "knots_s": [0.2, 0.8], "knots_sigma": [1.0, 0.25]}
-    calibration = Calibration.from_dict(old)
-    assert np.allclose(calibration.sigma(at([0.1, 0.2, 0.5, 0.8, 0.9])), [1.0, 1.0, 0.625, 0.25, 0.25])
