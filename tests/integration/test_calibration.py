@@ -12,7 +12,7 @@ from scoremol.inference.predict import OutputOptions, predict_chunk, predict_str
 from scoremol.training.holdout import HOLDOUT_FOLDS, MIN_HELD_OUT, holdout_folds
 from tests.conftest import ESOL_TARGET, PRED, quick_config, run_cli
 
-SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,), use_descriptors=False)
+SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(8,), use_descriptors=False)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,8 @@ def test_training_keeps_held_out_residuals_and_a_domain(calibrated):
     assert model.metrics["held_out_molecules"] == 60  # two members, a tenth of 300 each
     (calibration,) = model.calibration
     assert calibration.size == 60
-    assert model.domain.reference.shape == (300, 16)  # the first member's view of every training molecule
+    # the first member's molecule vectors (hidden 16, not the head's 8) of every training molecule
+    assert model.domain.reference.shape == (300, 16)
     assert 0.0 < model.domain.threshold < 1.0 and model.domain.typical > 0
     assert all(m.outputs is None for m in model.members)  # training-time arrays are not kept
 
@@ -70,6 +71,27 @@ def test_saved_model_keeps_intervals_and_domain(calibrated, esol_data):
     assert np.array_equal(back.calibration[0].scores, model.calibration[0].scores)
     assert back.domain.threshold == model.domain.threshold
     assert np.array_equal(back.domain.seen, model.domain.seen)
+
+
+def test_a_domain_from_the_head_space_is_dropped_on_load(calibrated, tmp_path):
+    """Files calibrated before similarity moved to the readout space would compare vectors
+    of another space: they load, and predict without intervals or domain."""
+    import json
+
+    import torch
+
+    from scoremol.models.checkpoint import load_model
+
+    _, path = calibrated
+    payload = torch.load(path, weights_only=True)
+    meta = json.loads(payload["meta"])
+    del meta["domain"]["space"]
+    payload["meta"] = json.dumps(meta)
+    old = tmp_path / "old.pt"
+    torch.save(payload, old)
+    back = load_model(old)
+    assert back.calibration is None and back.domain is None
+    assert load_model(path).domain is not None
 
 
 def test_prediction_rows_carry_interval_similarity_and_domain(calibrated, tmp_path):
