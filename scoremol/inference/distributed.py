@@ -259,6 +259,7 @@ class DistributedSummary(PredictSummary):
 
     shards: int = 0
     computed: list[int] = field(default_factory=list)
+    parts: str = ""
 
 
 def _write_part(path: Path, sink: FrameSink, columns: list[str] | None) -> list[str]:
@@ -342,7 +343,7 @@ def predict_distributed(
         _write_manifest(manifest_path, manifest)
     run_id = manifest["run"]
     finished = _finished_parts(parts, plan, run_id)
-    summary = DistributedSummary(shards=len(plan.shards))
+    summary = DistributedSummary(shards=len(plan.shards), parts=str(parts))
     bare = replace(plan, shards=())  # what a task needs of the plan besides its own shard
     pending: dict = {}
     state = {"next": 0, "columns": None, "flushed": time.monotonic()}
@@ -448,7 +449,7 @@ def dask_client(scheduler: str, workers: int | None = None) -> Iterator[Client]:
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address="127.0.0.1:0" if _has_bokeh() else None,
+        dashboard_address="127.0.0.1:0",  # the scheduler's HTTP server, with or without bokeh: loopback only
         silence_logs=logging.ERROR,
     )
     try:
@@ -466,11 +467,14 @@ def _has_bokeh() -> bool:
     return True
 
 
-def dashboard_link(client: Client) -> str | None:
-    """The Dask dashboard's address, when the scheduler runs one."""
+def dashboard_link(client: Client, local: bool = False) -> str | None:
+    """The Dask dashboard's address, when the scheduler runs one (``local``: a cluster of
+    this process, whose dashboard needs bokeh here)."""
+    if local and not _has_bokeh():
+        return None
     try:
         services = client.scheduler_info().get("services", {})
-    except Exception:
+    except Exception:  # a scheduler that does not say: no link
         return None
     return client.dashboard_link if "dashboard" in services else None
 

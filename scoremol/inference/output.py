@@ -60,7 +60,7 @@ class ParquetSink:
                 if pa.types.is_null(field.type):
                     schema = schema.set(i, field.with_type(pa.string()))
             self.schema = schema.with_metadata({**(schema.metadata or {}), **self.metadata})
-            self.writer = pq.ParquetWriter(self.out, schema)
+            self.writer = pq.ParquetWriter(self.out, self.schema)
         self.writer.write_table(pa.Table.from_pandas(frame, schema=self.schema, preserve_index=False))
 
     def close(self) -> None:
