@@ -196,7 +196,7 @@ def predict(
 
     path, smiles = resolve_inputs(inputs)
     distributed = _check_distributed_options(
-        scheduler, path, smiles, output, device, shard_size, resume, parts_dir, keep_parts
+        scheduler, workers, path, smiles, output, device, shard_size, resume, parts_dir, keep_parts
     )
     model_path, bundled = resolve_model(model)
     if bundled is not None:
@@ -306,6 +306,7 @@ def _run(
 
 def _check_distributed_options(
     scheduler: Optional[str],
+    workers: Optional[int],
     path: str,
     smiles: Optional[list[str]],
     output: Optional[Path],
@@ -334,6 +335,8 @@ def _check_distributed_options(
         raise ScoremolError("--scheduler needs an input file (not standard input or SMILES arguments)")
     if device != "cpu":
         raise ScoremolError("--scheduler predicts on the workers' CPUs; drop --device")
+    if workers is not None and scheduler != "local":
+        raise ScoremolError("--workers sizes a cluster of --scheduler local; a scheduler's cluster has its own workers")
     if output is None and parts_dir is None:
         if scheduler != "local":
             raise ScoremolError("with a remote --scheduler, name -o or --parts-dir on a file system the workers share")
