@@ -150,7 +150,8 @@ def predict(
         Optional[str],
         typer.Option(
             "--shard-size",
-            help="Rows per shard, or input bytes per shard (64MB). [dim]\\[default: 100000][/dim]",
+            help="Rows per shard, or input bytes per shard (64MB). [dim]\\[default: 100000 rows, fewer "
+            "for a small input: four shards per worker][/dim]",
             rich_help_panel=DISTRIBUTED,
             show_default=False,
         ),

@@ -139,25 +139,41 @@ def predict_shard(
     """Predict one shard and write its rows to its part file (a Dask task)."""
     started = time.perf_counter()
     model = _worker_model(model_bytes, model_key, settings.network_only)
-    frames: list[pd.DataFrame] = []
-    predicted = 0
-    for chunk in iter_shard_chunks(plan, shard, settings.chunk_size):
-        prediction = predict_part(model, chunk, settings.batch_size)
-        frames.append(chunk_output(model, chunk, prediction, settings.options))
-        predicted += sum(s == STATUS_OK for s in prediction.status)
-    rows = sum(len(f) for f in frames)
-    first = list(frames[0].columns) if frames else []
-    # every column of any chunk (SDF records vary), so the assembly can give each chunk
-    # exactly the columns the single-machine run gives it
-    columns = list(dict.fromkeys(c for f in frames for c in f.columns))
-    meta = {"run": run_id, "shard": shard.index, "rows": rows, "predicted": predicted, "first_columns": first}
+    vary = plan.kind == "sdf"  # SDF records carry different properties: columns may vary by chunk
+    held: list[pd.DataFrame] = []
+    first: list[str] | None = None
+    rows = predicted = 0
     with atomic_write(part_path(parts, shard.index), "wb") as handle:
-        sink = ParquetSink(handle, metadata={PART_KEY: json.dumps(meta).encode()})
-        for frame in frames:
-            sink.write(conform_columns(frame, columns))
-        if not frames:
-            sink.write(pd.DataFrame({"empty": pd.Series([], dtype=object)}))
-        sink.close()
+        sink = ParquetSink(handle)
+        try:
+            for chunk in iter_shard_chunks(plan, shard, settings.chunk_size):
+                prediction = predict_part(model, chunk, settings.batch_size)
+                frame = chunk_output(model, chunk, prediction, settings.options)
+                first = first or list(frame.columns)
+                rows += len(frame)
+                predicted += sum(s == STATUS_OK for s in prediction.status)
+                if vary:
+                    held.append(frame)
+                else:  # rows go to disk chunk by chunk: memory does not grow with the shard
+                    sink.write(frame)
+            if held:
+                # every column of any chunk, so that the assembly can give each chunk exactly
+                # the columns a single-machine run gives it
+                columns = list(dict.fromkeys(c for f in held for c in f.columns))
+                for frame in held:
+                    sink.write(conform_columns(frame, columns))
+            if rows == 0:
+                sink.write(pd.DataFrame({"empty": pd.Series([], dtype=object)}))
+            meta = {
+                "run": run_id,
+                "shard": shard.index,
+                "rows": rows,
+                "predicted": predicted,
+                "first_columns": first or [],
+            }
+            sink.add_metadata({PART_KEY: json.dumps(meta).encode()})
+        finally:
+            sink.close()  # the footer; a failed shard's file is discarded whole by atomic_write
     return ShardResult(shard.index, rows, predicted, time.perf_counter() - started)
 
 
@@ -266,7 +282,7 @@ def _write_part(path: Path, sink: FrameSink, columns: list[str] | None) -> list[
     """Append one part's rows to ``sink`` with the run's columns (the first chunk's)."""
     pq = parquet_module()
     parquet = pq.ParquetFile(path)
-    meta = json.loads(parquet.schema_arrow.metadata[PART_KEY])
+    meta = json.loads(parquet.metadata.metadata[PART_KEY])
     columns = columns if columns is not None else meta["first_columns"]
     for group in range(parquet.num_row_groups):
         frame = parquet.read_row_group(group, use_threads=False).to_pandas()
@@ -310,7 +326,7 @@ def predict_distributed(
         "smiles_col": smiles_col,
         "format": fmt,
         "chunk_size": chunk_size,
-        "shard_size": str(size),
+        "shard_size": "auto" if shard_size is None else str(size),
         "coverage": options.coverage,
         "threshold": options.threshold,
         "legacy_names": options.legacy_names,
@@ -327,7 +343,9 @@ def predict_distributed(
         _check_resumable(manifest, identity, model_sha, wanted, parts)
         plan = ShardPlan.from_dict(manifest["plan"])
     else:
-        plan = plan_shards(path, fmt, smiles_col, size, chunk_size)
+        # the default size gives each worker thread a few shards even on a small input
+        min_shards = 4 * _threads(client) if shard_size is None else 0
+        plan = plan_shards(path, fmt, smiles_col, size, chunk_size, min_shards)
         manifest = {
             "format": FORMAT_NAME,
             "format_version": FORMAT_VERSION,
@@ -405,6 +423,11 @@ def predict_distributed(
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {path}")
     return summary
+
+
+def _threads(client: Client) -> int:
+    """Worker threads of the cluster now (at least 1: workers may still be on their way)."""
+    return max(1, sum(client.nthreads().values()))
 
 
 def _result(future, index: int) -> ShardResult:

@@ -42,11 +42,10 @@ class CsvSink:
 
 class ParquetSink:
     """A Parquet file, one row group per frame; the first frame fixes the schema (a column
-    with no value yet is taken as text). ``metadata`` goes into the file's key-value metadata."""
+    with no value yet is taken as text)."""
 
-    def __init__(self, out: BinaryIO | str | Path, metadata: dict[bytes, bytes] | None = None) -> None:
+    def __init__(self, out: BinaryIO | str | Path) -> None:
         self.out = out
-        self.metadata = metadata or {}
         self.writer = None
         self.schema = None
 
@@ -59,9 +58,13 @@ class ParquetSink:
             for i, field in enumerate(schema):
                 if pa.types.is_null(field.type):
                     schema = schema.set(i, field.with_type(pa.string()))
-            self.schema = schema.with_metadata({**(schema.metadata or {}), **self.metadata})
+            self.schema = schema
             self.writer = pq.ParquetWriter(self.out, self.schema)
         self.writer.write_table(pa.Table.from_pandas(frame, schema=self.schema, preserve_index=False))
+
+    def add_metadata(self, metadata: dict[bytes, bytes]) -> None:
+        """Key-value metadata for the file's footer (after the first frame)."""
+        self.writer.add_key_value_metadata(metadata)
 
     def close(self) -> None:
         writer, self.writer = self.writer, None

@@ -147,24 +147,39 @@ def plan_shards(
     smiles_col: str | None = None,
     size: ShardSize | None = None,
     chunk_size: int = 2000,
+    min_shards: int = 0,
 ) -> ShardPlan:
     """Cut ``path`` into shards of about ``size`` (default :data:`DEFAULT_SHARD_ROWS` rows).
 
-    An SDF shard holds a whole number of ``chunk_size`` blocks of records, so that its
-    chunks, and with them the output columns, are those of a single-machine run.
+    ``min_shards``: with a size in rows, make shards smaller (down to ``chunk_size`` rows)
+    when the input would otherwise give fewer shards than this (so that a small input
+    still keeps every worker busy). An SDF shard holds a whole number of ``chunk_size``
+    blocks of records, so that its chunks, and with them the output columns, are those of
+    a single-machine run.
     """
     size = size or ShardSize(rows=DEFAULT_SHARD_ROWS)
     check_input(path, smiles_col, fmt)
     full = str(Path(path).resolve())
     kind = _kind(full, fmt, smiles_col)
     if kind == "parquet":
-        return _plan_parquet(full, smiles_col, size)
+        return _plan_parquet(full, smiles_col, size, chunk_size, min_shards)
     if kind == "sdf":
-        return _plan_sdf(full, size, chunk_size)
-    return _plan_text(full, kind, smiles_col, size)
+        return _plan_sdf(full, size, chunk_size, min_shards)
+    return _plan_text(full, kind, smiles_col, size, chunk_size, min_shards)
 
 
-def _plan_text(path: str, kind: str, smiles_col: str | None, size: ShardSize) -> ShardPlan:
+def _rows_per_shard(size: ShardSize, rows: float, total_bytes: int, chunk_size: int, min_shards: int) -> int:
+    """Rows per shard for ``rows`` rows in ``total_bytes`` bytes (see :func:`plan_shards`)."""
+    if size.rows is None:
+        return max(1, round(size.bytes * rows / max(total_bytes, 1)))
+    if min_shards > 0:
+        return max(1, min(size.rows, max(chunk_size, -(-int(rows) // min_shards))))
+    return size.rows
+
+
+def _plan_text(
+    path: str, kind: str, smiles_col: str | None, size: ShardSize, chunk_size: int, min_shards: int
+) -> ShardPlan:
     total = os.path.getsize(path)
     with open(path, "rb") as handle:
         header = handle.readline() if kind in ("csv", "tsv") else b""
@@ -173,8 +188,9 @@ def _plan_text(path: str, kind: str, smiles_col: str | None, size: ShardSize) ->
             target = size.bytes
         else:
             sample = handle.read(_SAMPLE_BYTES)
-            lines = max(sample.count(b"\n"), 1)
-            target = max(1, round(len(sample) / lines * size.rows))
+            row_bytes = len(sample) / max(sample.count(b"\n"), 1)
+            rows = _rows_per_shard(size, (total - data_start) / max(row_bytes, 1), total, chunk_size, min_shards)
+            target = max(1, round(row_bytes * rows))
         cuts = [data_start]
         while cuts[-1] + target < total:
             cut = _next_line_start(handle, cuts[-1] + target - 1)
@@ -200,15 +216,12 @@ def _next_line_start(handle: BinaryIO, offset: int) -> int | None:
         position += len(block)
 
 
-def _plan_sdf(path: str, size: ShardSize, chunk_size: int) -> ShardPlan:
+def _plan_sdf(path: str, size: ShardSize, chunk_size: int, min_shards: int) -> ShardPlan:
     total = os.path.getsize(path)
     with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
         ends = [m.end() for m in _SDF_END.finditer(data)]
     records = len(ends) + (1 if not ends or ends[-1] < total else 0)  # an unterminated last record
-    if size.rows is not None:
-        per_shard = size.rows
-    else:
-        per_shard = max(1, round(size.bytes * records / max(total, 1)))
+    per_shard = _rows_per_shard(size, records, total, chunk_size, min_shards)
     per_shard = -(-per_shard // chunk_size) * chunk_size  # whole chunks: see plan_shards
     cuts, firsts = [0], [0]
     for first in range(per_shard, len(ends), per_shard):
@@ -219,14 +232,11 @@ def _plan_sdf(path: str, size: ShardSize, chunk_size: int) -> ShardPlan:
     return ShardPlan(path, "sdf", None, shards, "", total)
 
 
-def _plan_parquet(path: str, smiles_col: str | None, size: ShardSize) -> ShardPlan:
+def _plan_parquet(path: str, smiles_col: str | None, size: ShardSize, chunk_size: int, min_shards: int) -> ShardPlan:
     parquet = open_parquet(path)
     metadata = parquet.metadata
     total_rows, total = metadata.num_rows, os.path.getsize(path)
-    if size.rows is not None:
-        per_shard = size.rows
-    else:
-        per_shard = max(1, round(size.bytes * total_rows / max(total, 1)))
+    per_shard = _rows_per_shard(size, total_rows, total, chunk_size, min_shards)
     groups = [metadata.row_group(g).num_rows for g in range(metadata.num_row_groups)]
     cuts = [0]
     if groups and max(groups) <= per_shard:  # whole row groups, as many as fit

@@ -64,8 +64,16 @@ def messy_smiles(esol_path) -> list[str]:
 
 
 def _single(model_path, path, chunk_size=2000, **kwargs) -> str:
-    out = io.StringIO()
-    predict_stream(load_model(model_path), str(path), out, chunk_size=chunk_size, workers=1, **kwargs)
+    """The single-machine output, computed with one torch thread as every worker is (pool
+    workers and Dask workers alike): rounding then follows the same path."""
+    import torch
+
+    out, threads = io.StringIO(), torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        predict_stream(load_model(model_path), str(path), out, chunk_size=chunk_size, workers=1, **kwargs)
+    finally:
+        torch.set_num_threads(threads)
     return out.getvalue()
 
 
@@ -124,6 +132,28 @@ def test_arbitrary_cuts_agree_with_one_machine(client, model_path, messy_smiles,
         a = pd.to_numeric(frame[column]).to_numpy()
         b = pd.to_numeric(expected[column]).to_numpy()
         assert np.array_equal(np.isnan(a), np.isnan(b)) and np.nanmax(np.abs(a - b)) < tolerance, column
+
+
+def test_sdf_with_varying_properties(client, model_path, tmp_path):
+    """SDF shards are whole chunks of records: each chunk gets the columns, names and record
+    numbers it gets on one machine, whichever properties later records add or lack."""
+    from rdkit import Chem
+
+    blocks = []
+    for i in range(40):
+        if i in (5, 22):
+            blocks.append("broken\n  junk\n\n  2  1  0  0  0  0  0  0  0  0999 V2000\nnot an atom line\n$$$$\n")
+            continue
+        mol = Chem.MolFromSmiles("C" * (i % 6 + 1) + "O")
+        mol.SetProp("_Name", f"m{i}")
+        props = f"> <k>\n{i}\n\n" + (f"> <extra>\nx{i}\n\n" if i >= 9 and i % 2 else "")
+        blocks.append(Chem.MolToMolBlock(mol) + props + "$$$$\n")
+    path = tmp_path / "in.sdf"
+    path.write_text("".join(blocks))
+    expected = _single(model_path, path, chunk_size=4)
+    got, summary = _distributed(client, model_path, path, tmp_path / "parts", chunk_size=4, shard_size=10)
+    assert summary.shards == 4 and got == expected  # shards of 12 records: 3 chunks of 4
+    assert "SDF record 23 could not be parsed" in got
 
 
 def test_resume_recomputes_only_the_missing_shards(client, model_path, messy_smiles, tmp_path):
