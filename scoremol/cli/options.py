@@ -29,6 +29,7 @@ MODEL = "Model"
 TRAINING = "Training"
 OUTPUT = "Output"
 RUN = "Run"
+DISTRIBUTED = "Distributed (Dask)"
 
 _DEF = TrainingSpec()
 

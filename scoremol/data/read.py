@@ -1,4 +1,4 @@
-"""Read molecules from CSV/TSV/SMI/SDF files or standard input, and write outputs atomically.
+"""Read molecules from CSV/TSV/SMI/SDF/Parquet files or standard input.
 
 Every subcommand reads through :func:`iter_chunks`, so every subcommand handles the same
 formats, the same SMILES-column detection and the same quirks (UTF-8 BOM, Windows line
@@ -23,7 +23,7 @@ from rdkit import Chem
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.molecule import STATUS_INVALID, ParsedMolecule, finish_molecule, parse_molecule
 
-FORMATS = ("csv", "tsv", "smi", "sdf")
+FORMATS = ("csv", "tsv", "smi", "sdf", "parquet")
 SMILES_NAMES = ("smiles", "SMILES", "Smiles")
 _EXTENSIONS = {
     ".csv": "csv",
@@ -37,7 +37,10 @@ _EXTENSIONS = {
     ".sdf": "sdf",
     ".sd": "sdf",
     ".mol": "sdf",
+    ".parquet": "parquet",
+    ".pq": "parquet",
 }
+PYARROW_HINT = "pip install 'scoremol[dask]'"
 
 
 @dataclass
@@ -230,19 +233,21 @@ class _ChainText(io.TextIOBase):
         return line
 
 
-def _iter_smi(stream: BinaryIO, chunk_size: int) -> Iterator[MoleculeChunk]:
+def _iter_smi(stream: BinaryIO, chunk_size: int, header: bool = True) -> Iterator[MoleculeChunk]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline=None)
     try:
-        yield from _smi_chunks(text, chunk_size)
+        yield from _smi_chunks(text, chunk_size, header)
     finally:
         text.detach()  # the caller owns (and closes) the byte stream
 
 
-def _smi_chunks(text: io.TextIOBase, chunk_size: int) -> Iterator[MoleculeChunk]:
+def _smi_chunks(text: io.TextIOBase, chunk_size: int, header: bool = True) -> Iterator[MoleculeChunk]:
+    """Rows of a .smi text; ``header``: the first line may be a header (false for a shard
+    that starts mid-file, whose first line is data whatever it says)."""
     start = 0
     smiles: list[str] = []
     names: list[str] = []
-    first = True
+    first = header
     for line in text:
         line = line.strip()
         if first:
@@ -260,7 +265,8 @@ def _smi_chunks(text: io.TextIOBase, chunk_size: int) -> Iterator[MoleculeChunk]
         yield MoleculeChunk(pd.DataFrame({"smiles": smiles, "name": names}), smiles, start)
 
 
-def _iter_sdf(stream: BinaryIO, chunk_size: int) -> Iterator[MoleculeChunk]:
+def _iter_sdf(stream: BinaryIO, chunk_size: int, first_record: int = 0) -> Iterator[MoleculeChunk]:
+    """Records of an SDF; ``first_record`` numbers them in messages (a shard's offset)."""
     supplier = Chem.ForwardSDMolSupplier(stream, sanitize=True, removeHs=True)
     start = 0
     records: list[dict] = []
@@ -272,7 +278,7 @@ def _iter_sdf(stream: BinaryIO, chunk_size: int) -> Iterator[MoleculeChunk]:
         smiles = frame["smiles"].tolist()
         return MoleculeChunk(frame, smiles, start, "smiles", mols, errors)
 
-    index = 0
+    index = first_record
     while True:
         try:
             mol = next(supplier)
@@ -318,7 +324,11 @@ def iter_chunks(
                 raise ScoremolError("input is empty")
             kind = _sniff(first, smiles_col)
             stream = io.BufferedReader(_Prefixed(first, stream))
-        if kind == "sdf":
+        if kind == "parquet":
+            if path == "-":
+                raise ScoremolError("Parquet input must be a file, not standard input")
+            yield from iter_parquet(path, smiles_col, chunk_size)
+        elif kind == "sdf":
             if smiles_col is not None:
                 raise ScoremolError("smiles_col does not apply to SDF input")
             yield from _iter_sdf(stream, chunk_size)
@@ -328,6 +338,70 @@ def iter_chunks(
             yield from _iter_smi(stream, chunk_size)
         else:
             yield from _iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
+
+
+def parquet_module():
+    """``pyarrow.parquet``, or a one-line error saying how to install it."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise ScoremolError(f"Parquet files need pyarrow: {PYARROW_HINT}") from None
+    return pq
+
+
+def open_parquet(path: str):
+    """A ``pyarrow.parquet.ParquetFile``; an unreadable file is a one-line error."""
+    pq = parquet_module()
+    try:
+        return pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ... for a bad file
+        raise ScoremolError(f"{path} is not a readable Parquet file ({str(exc).splitlines()[0][:160]})") from None
+
+
+def parquet_smiles_column(parquet, smiles_col: str | None) -> str:
+    """The SMILES column of a Parquet file, by the same rules as a CSV header."""
+    names = list(parquet.schema_arrow.names)
+    _check_header(names)
+    return find_smiles_column(names, smiles_col)
+
+
+def parquet_frame_chunk(frame: pd.DataFrame, col: str, start: int) -> MoleculeChunk:
+    """A chunk over Parquet rows: the columns keep their types; a missing SMILES is empty."""
+    values = frame[col]
+    smiles = ["" if missing else str(s).strip() for s, missing in zip(values.tolist(), values.isna().tolist())]
+    return MoleculeChunk(frame.reset_index(drop=True), smiles, start, col)
+
+
+def iter_parquet(
+    path: str, smiles_col: str | None, chunk_size: int, rows: tuple[int, int] | None = None
+) -> Iterator[MoleculeChunk]:
+    """Rows of a Parquet file (``rows``: only rows ``[start, stop)``), ``chunk_size`` at a time.
+
+    Unlike text input, the columns keep their Parquet types (a number stays a number in a
+    Parquet output); only the SMILES column is read as text.
+    """
+    parquet = open_parquet(path)
+    col = parquet_smiles_column(parquet, smiles_col)
+    first, last = rows if rows is not None else (0, parquet.metadata.num_rows)
+    start = 0  # the first row of the current row group
+    emitted = 0
+    for group in range(parquet.num_row_groups):
+        size = parquet.metadata.row_group(group).num_rows
+        if start + size <= first:
+            start += size
+            continue
+        if start >= last:
+            break
+        position = start
+        for batch in parquet.iter_batches(batch_size=chunk_size, row_groups=[group], use_threads=False):
+            lo, hi = max(first - position, 0), min(last - position, batch.num_rows)
+            position += batch.num_rows
+            if hi <= lo:
+                continue
+            frame = batch.slice(lo, hi - lo).to_pandas()
+            yield parquet_frame_chunk(frame, col, emitted)
+            emitted += len(frame)
+        start += size
 
 
 def read_input(path: str, smiles_col: str | None = None, fmt: str | None = None) -> MoleculeChunk:

@@ -25,6 +25,7 @@ from scoremol.data.read import MoleculeChunk, iter_chunks
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.featurizers.molecule import STATUS_OK
+from scoremol.inference.output import CsvSink, FrameSink, ParquetSink
 from scoremol.models.trained import TrainedModel
 from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
 from scoremol.spec import DEFAULT_COVERAGE
@@ -266,7 +267,7 @@ def prediction_job(model: TrainedModel, batch_size: int, device: str) -> ChunkJo
 def predict_stream(
     model: TrainedModel,
     path: str,
-    out: TextIO,
+    out: TextIO | FrameSink,
     smiles_col: str | None = None,
     fmt: str | None = None,
     batch_size: int | None = None,
@@ -276,7 +277,8 @@ def predict_stream(
     workers: int | None = None,
     options: OutputOptions | None = None,
 ) -> PredictSummary:
-    """Predict every row of ``path`` and write CSV to ``out`` chunk by chunk.
+    """Predict every row of ``path`` and write it to ``out`` chunk by chunk (a text stream
+    gets CSV; a :class:`~scoremol.inference.output.FrameSink` gets frames, e.g. Parquet).
 
     Worker processes work on the next chunks while this process writes the current one
     (see :func:`prediction_job`); small inputs stay in one process. ``batch_size``
@@ -287,30 +289,41 @@ def predict_stream(
     job = prediction_job(model, batch_size, device)
     # closing: a failed write (`| head`) stops the worker pool now, not whenever the
     # suspended generator happens to be collected
-    with closing(iter_chunk_results(chunks, job, workers)) as results:
-        summary = _write_predictions(model, results, out, on_chunk, options)
+    sink = out if isinstance(out, (CsvSink, ParquetSink)) else CsvSink(out)
+    try:
+        with closing(iter_chunk_results(chunks, job, workers)) as results:
+            summary = _write_predictions(model, results, sink, on_chunk, options)
+    finally:
+        sink.close()  # a Parquet file gets its footer (a failed run's file is discarded by its writer)
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary
 
 
+def conform_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame`` with exactly ``columns`` (the first chunk's): SDF records may carry
+    different properties; one a chunk lacks is empty, one the first chunk lacked is dropped."""
+    if list(frame.columns) == columns:
+        return frame
+    return frame.reindex(columns=columns, fill_value="")
+
+
 def _write_predictions(
     model: TrainedModel,
     results: Iterator[tuple[MoleculeChunk, ChunkPrediction]],
-    out: TextIO,
+    sink: FrameSink,
     on_chunk: Callable[[int, int], None] | None,
     options: OutputOptions | None = None,
 ) -> PredictSummary:
-    """Write every predicted chunk as CSV; the header goes with the first."""
+    """Write every predicted chunk to ``sink``, all with the first chunk's columns."""
     summary = PredictSummary()
     columns: list[str] | None = None
     for chunk, prediction in results:
         frame = chunk_output(model, chunk, prediction, options)
         if columns is None:
             columns = list(frame.columns)
-        else:
-            frame = frame.reindex(columns=columns, fill_value="")  # SDF records may vary
-        frame.to_csv(out, header=summary.rows == 0, index=False, float_format="%.6g", lineterminator="\n")
+        frame = conform_columns(frame, columns)
+        sink.write(frame)
         summary.rows += len(frame)
         summary.predicted += sum(s == STATUS_OK for s in prediction.status)
         if on_chunk is not None:

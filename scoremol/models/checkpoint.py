@@ -11,6 +11,7 @@ a temporary file renamed into place, so an interrupted training never leaves hal
 
 from __future__ import annotations
 
+import io
 import json
 import zipfile
 from pathlib import Path
@@ -115,10 +116,22 @@ def load_model(path: str | Path) -> TrainedModel:
     p = Path(path)
     if not p.is_file():
         raise ScoremolError(f"model file not found: {path}")
-    if not zipfile.is_zipfile(p):
+    return _load(p, path)
+
+
+def load_model_bytes(data: bytes, name: str = "model") -> TrainedModel:
+    """A model from the bytes of a model file (as sent to the workers of a cluster); the
+    same checks as :func:`load_model`, messages naming ``name``."""
+    return _load(io.BytesIO(data), name)
+
+
+def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
+    if not zipfile.is_zipfile(source):
         raise ScoremolError(f"{path} is not a readable scoremol model (corrupt, truncated or another kind of file)")
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
     try:
-        payload = torch.load(p, map_location="cpu", weights_only=True)
+        payload = torch.load(source, map_location="cpu", weights_only=True)
     except Exception as exc:  # weights_only refuses pickled objects: never one of ours
         raise ScoremolError(f"{path} is not a scoremol model ({type(exc).__name__})") from None
     if not isinstance(payload, dict) or not isinstance(payload.get("meta"), str):

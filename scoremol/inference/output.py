@@ -1,0 +1,77 @@
+"""Where prediction rows go: CSV text or a Parquet file, one frame (a chunk of rows) at a time.
+
+Both the single-machine stream and the assembly of a distributed run write through a
+:class:`FrameSink`, so the two give the same bytes for the same rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import BinaryIO, Protocol, TextIO
+
+import pandas as pd
+
+from scoremol.data.read import parquet_module
+
+#: How prediction floats are written to CSV (six significant digits, like the bundled models' accuracy).
+FLOAT_FORMAT = "%.6g"
+
+
+class FrameSink(Protocol):
+    """Takes consecutive output rows as data frames with the same columns."""
+
+    def write(self, frame: pd.DataFrame) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class CsvSink:
+    """CSV text: the header goes with the first frame."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.started = False
+
+    def write(self, frame: pd.DataFrame) -> None:
+        frame.to_csv(self.out, header=not self.started, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+        self.started = True
+
+    def close(self) -> None:
+        """Nothing to finish: the caller owns (and flushes) the text stream."""
+
+
+class ParquetSink:
+    """A Parquet file, one row group per frame; the first frame fixes the schema (a column
+    with no value yet is taken as text)."""
+
+    def __init__(self, out: BinaryIO | str | Path) -> None:
+        self.out = out
+        self.writer = None
+        self.schema = None
+
+    def write(self, frame: pd.DataFrame) -> None:
+        import pyarrow as pa
+
+        pq = parquet_module()
+        if self.writer is None:
+            schema = pa.Schema.from_pandas(frame, preserve_index=False)
+            for i, field in enumerate(schema):
+                if pa.types.is_null(field.type):
+                    schema = schema.set(i, field.with_type(pa.string()))
+            self.schema = schema
+            self.writer = pq.ParquetWriter(self.out, self.schema)
+        self.writer.write_table(pa.Table.from_pandas(frame, schema=self.schema, preserve_index=False))
+
+    def add_metadata(self, metadata: dict[bytes, bytes]) -> None:
+        """Key-value metadata for the file's footer (after the first frame)."""
+        self.writer.add_key_value_metadata(metadata)
+
+    def close(self) -> None:
+        writer, self.writer = self.writer, None
+        if writer is not None:
+            writer.close()
+
+
+def is_parquet_path(path: str | Path | None) -> bool:
+    """True when an output name asks for Parquet (``.parquet`` or ``.pq``)."""
+    return path is not None and Path(path).suffix.lower() in (".parquet", ".pq")
