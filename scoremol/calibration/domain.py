@@ -51,18 +51,21 @@ def neighbour_distance(
     if len(reference) == 0:
         return np.full(len(queries), np.inf)
     k = min(neighbours, len(reference))
-    ref = reference.float()
+    # centred on the reference's mean: embeddings share a large common offset, which the
+    # expanded square below would otherwise lose float32 digits to
+    center = reference.float().mean(dim=0, keepdim=True)
+    ref = reference.float() - center
     ref_t = ref.T.contiguous()
     ref_sq = (ref * ref).sum(dim=1)
     out = np.empty(len(queries))
     for start in range(0, len(queries), block):
-        q = queries[start : start + block].float()
-        # |q - r|^2 = |q|^2 + (|r|^2 - 2 q.r): the neighbours are found on the fused second
-        # term, [B, N], and |q|^2 is added to the k kept per row only
+        q = queries[start : start + block].float() - center
+        # the neighbours are found on |r|^2 - 2 q.r (one fused product, [B, N]); their
+        # distances are then taken from the differences themselves, which the expanded
+        # square would lose to float32 cancellation (and so depend on the batching)
         partial = torch.addmm(ref_sq, q, ref_t, alpha=-2.0)
-        nearest = partial.topk(k, dim=1, largest=False, sorted=False).values if k > 1 else partial.amin(1, True)
-        squared = nearest + (q * q).sum(dim=1, keepdim=True)
-        out[start : start + block] = squared.clamp_min(0.0).sqrt().mean(dim=1).numpy()
+        nearest = partial.topk(k, dim=1, largest=False, sorted=False).indices if k > 1 else partial.argmin(1, True)
+        out[start : start + block] = (q[:, None, :] - ref[nearest]).double().norm(dim=2).mean(dim=1).numpy()
     return out
 
 

@@ -23,6 +23,21 @@ def test_neighbour_distance_is_the_brute_force_mean_of_the_nearest():
     assert np.all(np.isinf(neighbour_distance(queries[:3], reference[:0])))
 
 
+def test_neighbour_distance_does_not_depend_on_the_batching():
+    """Far from the origin, |q|^2 + |r|^2 - 2 q.r cancels in float32: distances must come
+    from the differences, identical whatever rows share a block."""
+    generator = torch.Generator().manual_seed(1)
+    offset = 20.0 * torch.randn(1, 128, generator=generator)
+    queries = offset + 0.3 * torch.randn(300, 128, generator=generator)
+    reference = offset + 0.3 * torch.randn(500, 128, generator=generator)
+    exact = torch.cdist(queries.double(), reference.double()).min(dim=1).values.numpy()
+    one_by_one = neighbour_distance(queries, reference, neighbours=1, block=1)
+    # (the expanded square differed by up to 1e-3 here; summing differences in float64
+    # leaves only the reduction order)
+    assert np.allclose(one_by_one, neighbour_distance(queries, reference, neighbours=1, block=256), rtol=1e-12)
+    assert np.allclose(one_by_one, exact, rtol=1e-5)
+
+
 def test_similarity_scale():
     assert np.allclose(to_similarity(np.array([0.0, 2.0, 6.0]), typical=2.0), [1.0, 0.5, 0.25])
 
