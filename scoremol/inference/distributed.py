@@ -105,12 +105,35 @@ _MODELS: dict[tuple[str, bool], TrainedModel] = {}
 _MODELS_LOCK = threading.Lock()
 
 
+def _reuse_freed_memory() -> None:
+    """Let glibc keep and reuse freed blocks in this worker process.
+
+    Dask starts its workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also pins glibc's
+    mmap threshold at 128 KiB: every tensor above that size (a batch's messages, the domain
+    search's distance block) is then mapped, faulted in page by page and unmapped again.
+    Measured on 1,000,000 SMILES with the fast model: a third of a worker's CPU time in the
+    kernel, and 0.6x the local pool's throughput. A no-op where libc is not glibc.
+    """
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD: blocks up to 32 MiB come from the heap
+        libc.mallopt(-1, 128 << 20)  # M_TRIM_THRESHOLD: keep up to 128 MiB of freed heap
+    except (OSError, AttributeError):
+        pass
+
+
 def _worker_model(data: bytes, key: str, network_only: bool) -> TrainedModel:
     with _MODELS_LOCK:  # a worker with several threads builds the model once
         model = _MODELS.get((key, network_only))
         if model is None:
             import torch
 
+            _reuse_freed_memory()
             from scoremol.models.checkpoint import load_model_bytes
 
             torch.set_num_threads(1)  # one core per task: more threads would only compete
