@@ -16,16 +16,14 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 from rdkit import Chem, RDLogger
 
 import scoremol.training.holdout as holdout
-from scoremol.data.registry import resolve
 from scoremol.data.splits import scaffold_of
 from scoremol.models.estimator import ScoreRegressor
 
 sys.path.insert(0, str(Path(__file__).parent))
-from uncertainty_benchmark import SPECS, evaluate, metrics_of  # noqa: E402
+from uncertainty_benchmark import SPECS, aqsoldb_split, evaluate, metrics_of  # noqa: E402
 
 
 def scaffold_tenths(smiles: list[str]):
@@ -59,10 +57,7 @@ def main() -> None:
     parser.add_argument("tenths", choices=("random", "scaffold"))
     args = parser.parse_args()
     RDLogger.DisableLog("rdApp.*")
-    table = pd.read_csv(resolve("aqsoldb"))
-    split = pd.read_csv(resolve("aqsoldb").parent / "aqsoldb_split.csv")
-    train = table.iloc[split.loc[split.set == "train", "row"].to_numpy()]
-    test = table.iloc[split.loc[split.set == "test", "row"].to_numpy()]
+    train, test = aqsoldb_split()
     train = train[[Chem.MolFromSmiles(s) is not None for s in train.SMILES]]
     if args.tenths == "scaffold":
         holdout.holdout_folds = scaffold_tenths(train.SMILES.tolist())

@@ -15,9 +15,10 @@ threshold is chosen on held-out training molecules (see `uncertainty_benchmark.p
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
 from rdkit import Chem, DataStructs, RDLogger
 from rdkit.Chem import rdFingerprintGenerator
@@ -25,13 +26,13 @@ from scipy.stats import spearmanr
 
 from scoremol.calibration.domain import neighbour_distance
 from scoremol.data.collate import collate_arrays
-from scoremol.data.registry import resolve
 from scoremol.featurizers.dataset import featurize_chunk
 from scoremol.models.checkpoint import load_model
 from scoremol.models.estimator import ScoreRegressor, _chunk
 from scoremol.nn.head import get_descriptors
 
-SPECS = {"default": {}, "fast": {"preset": "fast"}}
+sys.path.insert(0, str(Path(__file__).parent))
+from uncertainty_benchmark import SPECS, aqsoldb_split  # noqa: E402
 
 
 def spaces(model, smiles):
@@ -68,10 +69,7 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="a model trained on the split's train rows")
     args = parser.parse_args()
     RDLogger.DisableLog("rdApp.*")
-    table = pd.read_csv(resolve("aqsoldb"))
-    split = pd.read_csv(resolve("aqsoldb").parent / "aqsoldb_split.csv")
-    train = table.iloc[split.loc[split.set == "train", "row"].to_numpy()]
-    test = table.iloc[split.loc[split.set == "test", "row"].to_numpy()]
+    train, test = aqsoldb_split()
     if args.model:
         model = load_model(args.model)
     else:

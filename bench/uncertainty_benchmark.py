@@ -75,11 +75,15 @@ def esol(system: str) -> tuple[pd.DataFrame, list[dict], float]:
     return pd.concat(frames, ignore_index=True), per_fold, seconds
 
 
-def aqsoldb(system: str) -> tuple[pd.DataFrame, list[dict], float]:
+def aqsoldb_split() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """AqSolDB's scaffold split: the `train` and `test` rows of the shipped table."""
     data = pd.read_csv(resolve("aqsoldb"))
     split = pd.read_csv(resolve("aqsoldb").parent / "aqsoldb_split.csv")
-    train = data.iloc[split.loc[split.set == "train", "row"].to_numpy()]
-    test = data.iloc[split.loc[split.set == "test", "row"].to_numpy()]
+    return tuple(data.iloc[split.loc[split.set == part, "row"].to_numpy()] for part in ("train", "test"))
+
+
+def aqsoldb(system: str) -> tuple[pd.DataFrame, list[dict], float]:
+    train, test = aqsoldb_split()
     start = time.perf_counter()
     model = ScoreRegressor(**SPECS[system], seed=0, standardize=False).fit(
         train.SMILES.tolist(), train.Solubility.to_numpy()
