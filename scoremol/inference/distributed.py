@@ -42,7 +42,7 @@ from scoremol.data.atomic import atomic_write
 from scoremol.data.read import parquet_module
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.molecule import STATUS_OK
-from scoremol.inference.output import CsvSink, FrameSink, ParquetSink
+from scoremol.inference.output import FrameSink, ParquetSink, as_sink
 from scoremol.inference.predict import (
     OutputOptions,
     PredictSummary,
@@ -339,7 +339,7 @@ def predict_distributed(
     """
     require_dask()
     options = options or OutputOptions()
-    sink = out if isinstance(out, (CsvSink, ParquetSink)) else CsvSink(out)
+    sink = as_sink(out)
     model_bytes = Path(model_path).read_bytes()
     model_sha = hashlib.sha256(model_bytes).hexdigest()
     size = parse_shard_size(shard_size)

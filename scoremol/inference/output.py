@@ -72,6 +72,11 @@ class ParquetSink:
             writer.close()
 
 
+def as_sink(out: TextIO | FrameSink) -> FrameSink:
+    """``out`` itself when it is a sink; a text stream becomes a :class:`CsvSink`."""
+    return out if isinstance(out, (CsvSink, ParquetSink)) else CsvSink(out)
+
+
 def is_parquet_path(path: str | Path | None) -> bool:
     """True when an output name asks for Parquet (``.parquet`` or ``.pq``)."""
     return path is not None and Path(path).suffix.lower() in (".parquet", ".pq")

@@ -25,7 +25,7 @@ from scoremol.data.read import MoleculeChunk, iter_chunks
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.featurizers.molecule import STATUS_OK
-from scoremol.inference.output import CsvSink, FrameSink, ParquetSink
+from scoremol.inference.output import FrameSink, as_sink
 from scoremol.models.trained import TrainedModel
 from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
 from scoremol.spec import DEFAULT_COVERAGE
@@ -201,15 +201,13 @@ def chunk_output(
         put(name, prediction.std[:, t])
     if names.lo or names.p_below:
         for t, calibration in enumerate(model.calibration):
+            difficulty = prediction.difficulty(t)
             if names.lo:
-                lo, hi = calibration.interval(prediction.mean[:, t], prediction.difficulty(t), options.coverage)
+                lo, hi = calibration.interval(prediction.mean[:, t], difficulty, options.coverage)
                 put(names.lo[t], lo)
                 put(names.hi[t], hi)
             if names.p_below:
-                put(
-                    names.p_below[t],
-                    calibration.p_below(prediction.mean[:, t], prediction.difficulty(t), options.threshold),
-                )
+                put(names.p_below[t], calibration.p_below(prediction.mean[:, t], difficulty, options.threshold))
     reasons = list(prediction.reason)
     if names.similarity is not None:
         similarity = prediction.similarity
@@ -289,7 +287,7 @@ def predict_stream(
     job = prediction_job(model, batch_size, device)
     # closing: a failed write (`| head`) stops the worker pool now, not whenever the
     # suspended generator happens to be collected
-    sink = out if isinstance(out, (CsvSink, ParquetSink)) else CsvSink(out)
+    sink = as_sink(out)
     try:
         with closing(iter_chunk_results(chunks, job, workers)) as results:
             summary = _write_predictions(model, results, sink, on_chunk, options)
