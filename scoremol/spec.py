@@ -96,6 +96,9 @@ class TrainingSpec:
     ensemble: int | None = None
     blend_catboost: float | None = None
     morgan: bool = False
+    #: how several targets share the loss: 0 = every label counts once (a task with more
+    #: labels weighs more), 1 = every task counts equally; between, label weights ~ n_t^-balance
+    task_balance: float = 0.0
     calibrate: bool = True
     seed: int = 0
     device: str = "cpu"
@@ -106,6 +109,8 @@ class TrainingSpec:
         known = GRAPH_ARCHITECTURES + DENSE_ARCHITECTURES + BASELINE_ARCHITECTURES
         if self.arch not in known:
             raise ValueError(f"unknown arch {self.arch!r}; choose one of {', '.join(known)}")
+        if not 0.0 <= self.task_balance <= 1.0:
+            raise ValueError(f"task_balance must be in [0, 1], got {self.task_balance}")
 
     @classmethod
     def from_options(cls, **options: Any) -> TrainingSpec:

@@ -265,6 +265,19 @@ _SPEC_OPTIONS: dict[str, tuple[object, object]] = {
         ],
         None,
     ),
+    "task_balance": (
+        Annotated[
+            float,
+            typer.Option(
+                "--task-balance",
+                min=0.0,
+                max=1.0,
+                help="Several targets: 0 = every label counts once, 1 = every task counts equally.",
+                rich_help_panel=TRAINING,
+            ),
+        ],
+        _DEF.task_balance,
+    ),
     "seed": (Annotated[int, typer.Option("--seed", rich_help_panel=TRAINING)], _DEF.seed),
     "device": (Device, _DEF.device),
 }

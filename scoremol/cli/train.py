@@ -18,11 +18,12 @@ from scoremol.spec import TrainingSpec
 @training_options
 def train(
     input: Annotated[
-        str,
+        list[str],
         typer.Argument(
-            metavar="INPUT",
+            metavar="INPUT...",
             show_default=False,
-            help="Training CSV/TSV/SDF, a data set name (esol, aqsoldb, ...), or a features file.",
+            help="Training CSV/TSV/SDF, a data set name (esol, aqsoldb, biogen, ...), or a features file; "
+            "several inputs train one multi-task model on their merged molecules.",
         ),
     ],
     target: Target = None,
@@ -70,6 +71,9 @@ def _summary(model, spec: TrainingSpec, targets: list[str], output: Path) -> Tab
         )
     table.add_row("targets", ", ".join(targets))
     table.add_row("molecules", str(m["n_train_molecules"]))
+    if len(targets) > 1:
+        for name, count in (m.get("labels") or {}).items():
+            table.add_row(f"  labelled {name}", str(count))
     if model.members:
         bv = m["best_val_rmse_mean"]
         table.add_row("best val RMSE", "n/a (no validation split)" if bv is None else f"{bv:.4f}")
@@ -80,7 +84,7 @@ def _summary(model, spec: TrainingSpec, targets: list[str], output: Path) -> Tab
         )
     if model.tree is not None:
         kind = "CatBoost" if model.is_tree_only else f"CatBoost blend, weight {model.tree.weight:g}"
-        table.add_row(kind, f"{model.tree.best_iteration} trees")
+        table.add_row(kind, " / ".join(str(n) for n in model.tree.best_iterations) + " trees")
     table.add_row("seconds", f"{m['seconds']:.1f}")
     table.add_row("saved", str(output))
     return table

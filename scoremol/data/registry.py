@@ -1,4 +1,4 @@
-"""Named benchmark data sets (esol, freesolv, lipophilicity, aqsoldb) resolved to verified local files.
+"""Named benchmark data sets (esol, freesolv, lipophilicity, aqsoldb, biogen) resolved to verified local files.
 
 A name resolves to ``$SCOREMOL_DATA/<file>``, then to the copy shipped in the source tree's
 ``data/`` folder, then to the user cache folder, then to a download verified by sha256. A
@@ -86,6 +86,17 @@ REGISTRY: dict[str, DatasetInfo] = {
             "log10(mol/L)",
             "curated aqueous solubility (AqSolDB, Sorkun et al. 2019), 9859 compounds",
             "logS",
+        ),
+        DatasetInfo(
+            "biogen",
+            "biogen_adme.csv",
+            "",  # shipped (MIT, Fang et al. 2023); no verified public download address
+            ("2cfabc2667740c224487876c33b23124159ef43294e0f9e4d926cb6276c95a3b",),
+            "SMILES",
+            "LOG SOLUBILITY PH 6.8 (ug/mL)",
+            "log10(ug/mL)",
+            "kinetic solubility in pH 6.8 buffer (Biogen ADME, Fang et al. 2023), 2173 of 3521 compounds",
+            "logSol_pH6.8",
         ),
     )
 }

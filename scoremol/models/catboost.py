@@ -115,13 +115,38 @@ def catboost_from_bytes(blob: bytes):
     return CatBoostRegressor().load_model(blob=blob)
 
 
+def fit_booster(
+    data: FeaturizedDataset, target: str, rows: np.ndarray, seed: int = 0, val_fraction: float = 0.0
+) -> tuple[bytes, int]:
+    """A CatBoost model of ``target`` on ``data``'s descriptors (rows ``rows``, those with a
+    label), as CatBoost's own bytes and its number of trees."""
+    x = catboost_features(data, morgan=False)
+    booster, best = fit_catboost(x, data.column_values(target), rows, seed=seed, val_fraction=val_fraction)
+    return catboost_to_bytes(booster), best
+
+
 def fit_tree_blend(
-    data: FeaturizedDataset, target: str, rows: np.ndarray, weight: float, seed: int = 0, val_fraction: float = 0.0
+    data: FeaturizedDataset,
+    targets: list[str],
+    rows: np.ndarray,
+    weight: float,
+    seed: int = 0,
+    val_fraction: float = 0.0,
+    min_labels: int = 2,
 ):
-    """A CatBoost model on ``data``'s descriptors (rows ``rows``), stored as a
+    """One CatBoost model per target (on the rows of ``rows`` that have its label; none
+    for a target with fewer than ``min_labels``), stored as a
     :class:`~scoremol.models.trained.TreeBlend` of ``weight`` (1: the tree alone)."""
     from scoremol.models.trained import TreeBlend
 
-    x = catboost_features(data, morgan=False)
-    booster, best = fit_catboost(x, data.column_values(target), rows, seed=seed, val_fraction=val_fraction)
-    return TreeBlend(catboost_to_bytes(booster), weight, best)
+    blobs, best = [], []
+    for target in targets:
+        y = data.column_values(target)[rows]
+        if int(np.isfinite(y).sum()) < min_labels:
+            blobs.append(None)
+            best.append(0)
+            continue
+        blob, n = fit_booster(data, target, rows, seed=seed, val_fraction=val_fraction)
+        blobs.append(blob)
+        best.append(n)
+    return TreeBlend(blobs, weight, best)

@@ -63,7 +63,8 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
         else {
             "kind": "catboost",
             "weight": model.tree.weight,
-            "best_iteration": model.tree.best_iteration,
+            "best_iterations": model.tree.best_iterations,
+            "present": [b is not None for b in model.tree.blobs],
         },
         "calibration": None if model.calibration is None else [c.to_dict() for c in model.calibration],
         "domain": None if model.domain is None else model.domain.to_meta(),
@@ -73,20 +74,27 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
         "weights": [{k: v.detach().cpu().contiguous() for k, v in m.state_dict.items()} for m in model.members],
     }
     if model.tree is not None:
-        payload["tree"] = torch.frombuffer(bytearray(model.tree.blob), dtype=torch.uint8)
+        payload["trees"] = [torch.frombuffer(bytearray(b or b"\0"), dtype=torch.uint8) for b in model.tree.blobs]
     if model.domain is not None:
         payload["domain_reference"] = model.domain.reference.half().contiguous()
     with atomic_write(path, "wb") as handle:
         torch.save(payload, handle)
 
 
-def _load_tree(spec: dict | None, blob) -> TreeBlend | None:
-    """The blended tree described by ``spec`` with its bytes ``blob`` (a uint8 tensor)."""
+def _load_tree(spec: dict | None, payload: dict) -> TreeBlend | None:
+    """The blended trees described by ``spec``, their bytes in ``payload`` (uint8 tensors:
+    ``trees``, one per target, or a single ``tree`` in files from before multi-task blends)."""
     if spec is None:
         return None
-    if spec.get("kind") != "catboost" or not isinstance(blob, torch.Tensor) or blob.dtype != torch.uint8:
+    blobs = payload.get("trees", [payload.get("tree")])
+    present = spec.get("present", [True] * len(blobs))
+    if spec.get("kind") != "catboost" or len(present) != len(blobs):
         raise ValueError("blended tree missing or of an unknown kind")
-    return TreeBlend(bytes(blob.numpy().tobytes()), float(spec["weight"]), int(spec.get("best_iteration", 0)))
+    if any(p and not (isinstance(b, torch.Tensor) and b.dtype == torch.uint8) for p, b in zip(present, blobs)):
+        raise ValueError("blended tree missing or of an unknown kind")
+    best = spec.get("best_iterations", [int(spec.get("best_iteration", 0))])
+    kept = [bytes(b.numpy().tobytes()) if p else None for p, b in zip(present, blobs)]
+    return TreeBlend(kept, float(spec["weight"]), [int(i) for i in best])
 
 
 def _current_calibration(meta: dict) -> bool:
@@ -176,7 +184,7 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
             train_config=meta.get("train_config", {}),
             metrics=meta.get("metrics", {}),
             descriptor_columns=meta.get("descriptor_columns"),
-            tree=_load_tree(meta.get("tree"), payload.get("tree")),
+            tree=_load_tree(meta.get("tree"), payload),
             calibration=_load_calibration(meta),
             domain=_load_domain(meta, payload.get("domain_reference")),
         )
@@ -191,10 +199,8 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
     if not members and model.tree is None:
         raise ScoremolError(f"{path} holds no trained weights")
     if model.tree is not None:
-        from scoremol.models.catboost import catboost_from_bytes
-
         try:
-            model.tree._model = catboost_from_bytes(model.tree.blob)
+            model.tree.boosters()  # read once: a broken tree is reported here, not mid-prediction
         except Exception as exc:
             raise ScoremolError(f"{path}: its blended CatBoost model is unreadable ({type(exc).__name__})") from None
     try:

@@ -42,28 +42,52 @@ class Member:
 
 @dataclass
 class TreeBlend:
-    """A CatBoost model on RDKit descriptors blended into the GNN ensemble's mean:
-    ``(1 - weight) * gnn + weight * tree`` (single-target models only). A model with no
-    networks is the tree alone (weight 1: the CatBoost baseline saved as a model).
+    """CatBoost models on RDKit descriptors, one per target, each blended into the GNN
+    ensemble's mean of its target: ``(1 - weight) * gnn + weight * tree``. A target without
+    a tree (``None``) keeps the networks' mean. A model with no networks is the tree alone
+    (weight 1: the CatBoost baseline saved as a model).
 
-    The tree is kept in CatBoost's own binary format (``blob``), never pickled, and reads
+    The trees are kept in CatBoost's own binary format (``blobs``), never pickled, and read
     every descriptor the model's featurizer computes.
     """
 
-    blob: bytes
+    blobs: list[bytes | None]
     weight: float
-    best_iteration: int = 0
-    _model: object = field(default=None, repr=False, compare=False)
+    best_iterations: list[int] = field(default_factory=list)
+    _models: list | None = field(default=None, repr=False, compare=False)
 
-    def predict(self, raw_descriptors: np.ndarray) -> np.ndarray:
-        """Tree predictions ``[G]`` from raw (unscaled, NaN = missing) descriptors."""
-        if self._model is None:
+    @property
+    def best_iteration(self) -> int:
+        """Trees in the first target's model (the only one of a single-target model)."""
+        return self.best_iterations[0] if self.best_iterations else 0
+
+    def boosters(self) -> list:
+        """The CatBoost models, read from their bytes once (None where a target has none)."""
+        if self._models is None:
             from scoremol.models.catboost import catboost_from_bytes
 
-            self._model = catboost_from_bytes(self.blob)
+            self._models = [None if b is None else catboost_from_bytes(b) for b in self.blobs]
+        return self._models
+
+    def predict(self, raw_descriptors: np.ndarray) -> np.ndarray:
+        """Tree predictions ``[G, T]`` from raw (unscaled, NaN = missing) descriptors; NaN
+        for a target without a tree."""
+        out = np.full((len(raw_descriptors), len(self.blobs)), np.nan)
         if len(raw_descriptors) == 0:
-            return np.zeros(0)
-        return np.asarray(self._model.predict(np.asarray(raw_descriptors, dtype=np.float32)), dtype=np.float64)
+            return out
+        x = np.asarray(raw_descriptors, dtype=np.float32)
+        for t, booster in enumerate(self.boosters()):
+            if booster is not None:
+                out[:, t] = booster.predict(x)
+        return out
+
+    def blend(self, mean: np.ndarray, raw_descriptors: np.ndarray) -> np.ndarray:
+        """The networks' mean ``[G, T]`` with each tree blended into its own target."""
+        tree = self.predict(raw_descriptors)
+        out = mean.copy()
+        has = np.array([b is not None for b in self.blobs])
+        out[:, has] = (1.0 - self.weight) * mean[:, has] + self.weight * tree[:, has]
+        return out
 
 
 @dataclass
@@ -189,7 +213,7 @@ class TrainedModel:
         if self.is_tree_only:
             if raw is None:
                 raise ValueError("this CatBoost model reads descriptors but none were computed")
-            return Prediction(self.tree.predict(raw)[:, None], np.zeros((n, 1)))
+            return Prediction(self.tree.predict(raw), np.zeros((n, len(self.target_names))))
         desc = self.scaled_descriptors(raw)
 
         def batches():
@@ -209,8 +233,7 @@ class TrainedModel:
         if self.tree is not None and n:
             if raw is None:
                 raise ValueError("this model blends a tree on descriptors but none were computed")
-            mean = mean.copy()
-            mean[:, 0] = (1.0 - self.tree.weight) * mean[:, 0] + self.tree.weight * self.tree.predict(raw)
+            mean = self.tree.blend(mean, raw)
         if not measure:
             return Prediction(mean, std)
         similarity = self.domain.similarity(embedding)

@@ -21,6 +21,7 @@ from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
+from scoremol.models.trained import TreeBlend
 
 #: folds when no validation split sets their number: each member trains on 90 %
 HOLDOUT_FOLDS = 10
@@ -45,15 +46,14 @@ def calibrate(
     folds: np.ndarray,
     outputs: list[tuple[np.ndarray, torch.Tensor]],
     target_scaler: TargetScaler,
-    fit_tree: Callable[[np.ndarray], Callable[[np.ndarray], np.ndarray]] | None = None,
-    tree_weight: float = 0.0,
+    fit_tree: Callable[[np.ndarray], TreeBlend] | None = None,
 ) -> tuple[list[Calibration], Domain, int]:
     """Calibration per target and the domain, from each member's outputs on every training
     molecule (``outputs[k]``: scaled predictions ``[n, T]`` and embeddings ``[n, d]``).
 
     ``rows``: the training graphs of ``data`` (``y`` ``[n, T]`` holds their targets).
-    ``fit_tree(train_positions)`` returns a predictor of the first target from raw
-    descriptors, for blended models. Returns the calibrations, the domain and the number
+    ``fit_tree(train_positions)`` returns the blended trees fitted on those molecules, for
+    blended models. Returns the calibrations, the domain and the number
     of held-out molecules.
     """
     n_folds = int(folds.max()) + 1
@@ -65,8 +65,7 @@ def calibrate(
         trained = np.flatnonzero(folds != k)
         pred = target_scaler.inverse(scaled[held])
         if fit_tree is not None and data.descriptors is not None:
-            tree = fit_tree(trained)
-            pred[:, 0] = (1.0 - tree_weight) * pred[:, 0] + tree_weight * tree(data.descriptors[rows[held]])
+            pred = fit_tree(trained).blend(pred, data.descriptors[rows[held]])
         oof[held] = pred
         for count in NEIGHBOURS:
             d = neighbour_distance(embedding[held], embedding[trained], count)

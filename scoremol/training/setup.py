@@ -9,7 +9,7 @@ spec stands for. Errors name the spec's parameters, never a command-line flag.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -109,6 +109,7 @@ _TRAIN_FIELDS = (
     "ensemble",
     "device",
     "calibrate",
+    "task_balance",
 )
 
 
@@ -124,22 +125,95 @@ class TrainingJob:
 
 
 def prepare_training(
-    input: str,
+    input: str | Sequence[str],
     spec: TrainingSpec,
     targets: list[str] | None = None,
     smiles_col: str | None = None,
     fmt: str | None = None,
 ) -> TrainingJob:
-    """Resolve ``spec``, check its device, featurize ``input`` and pick the targets (the data
-    set's own when none are named): everything ``train`` and ``cv`` do before fitting."""
+    """Resolve ``spec``, check its device, featurize the input and pick the targets (the data
+    set's own when none are named): everything ``train`` and ``cv`` do before fitting.
+
+    Several inputs train one multi-task model on their merged molecules
+    (:func:`merge_training_inputs`); one input is read as it is.
+    """
     from scoremol.device import resolve_device
 
     resolve_device(spec.device)
     spec = spec.resolved()
-    data, entry, plan = load_training_data(input, spec, smiles_col, fmt)
+    inputs = [input] if isinstance(input, str) else list(input)
+    if len(inputs) > 1:
+        return merge_training_inputs(inputs, spec, targets, smiles_col, fmt)
+    data, entry, plan = load_training_data(inputs[0], spec, smiles_col, fmt)
     targets = list(targets) if targets else default_targets(entry, data)
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
     return TrainingJob(spec, data, targets, units, plan)
+
+
+def merge_training_inputs(
+    inputs: Sequence[str],
+    spec: TrainingSpec,
+    targets: list[str] | None = None,
+    smiles_col: str | None = None,
+    fmt: str | None = None,
+) -> TrainingJob:
+    """One multi-task job from several inputs: each brings the named ``targets`` it has (or,
+    when none are named, its data set's own), molecules are matched across inputs
+    (:mod:`scoremol.featurizers.merge`) and the merged table is featurized once (cached)."""
+    import hashlib
+    import json
+
+    from scoremol.data.atomic import atomic_write
+    from scoremol.data.read import read_input
+    from scoremol.data.registry import cache_dir, resolve_input, sha256_file
+    from scoremol.featurizers.cache import featurize_input, is_features_file
+    from scoremol.featurizers.merge import MergeSource, merge_sources
+    from scoremol.featurizers.molecule import PARSE_RULES_VERSION
+
+    spec = spec.resolved()
+    plan = feature_plan(spec)
+    resolved = []
+    for name in inputs:
+        path, entry = resolve_input(name)
+        if path == "-" or is_features_file(path):
+            raise ScoremolError(f"{name}: several inputs must be files or data set names (not features or stdin)")
+        resolved.append((name, path, entry))
+    chosen, units, all_targets = [], {}, []
+    for name, path, entry in resolved:
+        header = read_input(path, smiles_col, fmt) if targets else None
+        if targets:
+            own = [t for t in targets if t in header.frame.columns]
+        elif entry is not None:
+            own = [entry.target_col]
+        else:
+            raise ScoremolError(f"{name}: name its target column(s) with --target (no data set default)")
+        if not own:
+            raise ScoremolError(f"{name} has none of the targets {', '.join(targets)}")
+        for t in own:
+            units.setdefault(t, entry.units if entry and t == entry.target_col else "")
+            all_targets += [t] if t not in all_targets else []
+        chosen.append((name, path, own))
+    missing = [t for t in targets or [] if t not in all_targets]
+    if missing:
+        raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
+    key = json.dumps(
+        {
+            "sources": [(sha256_file(path), own) for _, path, own in chosen],
+            "smiles_col": smiles_col,
+            "fmt": fmt,
+            "standardize": spec.standardize,
+            "parse_rules": PARSE_RULES_VERSION,
+        },
+        sort_keys=True,
+    )
+    merged = cache_dir() / "merged" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.csv"
+    if not merged.is_file():
+        sources = [MergeSource(name, read_input(path, smiles_col, fmt), own) for name, path, own in chosen]
+        chunk, _ = merge_sources(sources, spec.standardize)
+        with atomic_write(merged, "w") as handle:
+            chunk.frame.to_csv(handle, index=False)
+    data, _ = featurize_input(str(merged), plan.settings, "smiles", "csv")
+    return TrainingJob(spec, data, all_targets, [units[t] for t in all_targets], plan)
 
 
 def make_configs(
@@ -240,7 +314,7 @@ def fit_catboost_model(
     if on_phase is not None:
         on_phase("CatBoost")
     start = time.perf_counter()
-    tree = fit_tree_blend(data, targets[0], labelled, 1.0, seed=spec.seed, val_fraction=spec.val_fraction)
+    tree = fit_tree_blend(data, targets, labelled, 1.0, seed=spec.seed, val_fraction=spec.val_fraction)
     return TrainedModel(
         model_config=ModelConfig(),  # unused: no networks
         featurizer=data.settings,
