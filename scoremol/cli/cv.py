@@ -12,7 +12,6 @@ from rich.table import Table
 from scoremol.cli.app import app, console, info
 from scoremol.cli.options import OUTPUT, Format, SmilesCol, Target, training_options
 from scoremol.cli.report import TrainingProgress
-from scoremol.errors import ScoremolError
 from scoremol.spec import TrainingSpec
 
 FOLDS = "Folds"
@@ -22,11 +21,12 @@ FOLDS = "Folds"
 @training_options
 def cv(
     input: Annotated[
-        str,
+        list[str],
         typer.Argument(
-            metavar="INPUT",
+            metavar="INPUT...",
             show_default=False,
-            help="CSV/TSV/SDF file, a data set name (esol, ...), or a features file.",
+            help="CSV/TSV/SDF file, a data set name (esol, ...), or a features file; several inputs "
+            "cross-validate one multi-task model on their merged molecules.",
         ),
     ],
     target: Target = None,
@@ -64,10 +64,8 @@ def cv(
 
     job = prepare_training(input, spec, target, smiles_col, fmt)
     spec, data, targets = job.spec, job.data, job.targets
-    if len(targets) != 1:
-        raise ScoremolError("cv evaluates one target at a time; pass a single --target")
 
-    table = Table(title=f"cv: {spec.arch}" + ("" if spec.is_catboost else f" / {spec.mode}") + f" on {input}")
+    table = Table(title=f"cv: {spec.arch}" + ("" if spec.is_catboost else f" / {spec.mode}") + f" on {' '.join(input)}")
     for col in ("repeat", "fold", "train", "test", "RMSE", "MAE", "R2", "best epoch", "seconds", "parameters"):
         table.add_column(col, justify="right")
     members = 0 if spec.is_catboost else spec.ensemble
@@ -94,7 +92,7 @@ def cv(
 
         run = cross_validate(
             data,
-            targets[0],
+            targets if len(targets) > 1 else targets[0],
             spec,
             job.plan.network_descriptors,
             folds=folds,
@@ -104,7 +102,7 @@ def cv(
             on_fold=on_fold,
             on_epoch=progress.epoch,
             on_phase=progress.phase,
-            input_name=input,
+            input_name=" ".join(input),
         )
     s = run.summary
     table.add_section()
@@ -121,10 +119,15 @@ def cv(
         "",
     )
     console.print(table)
+    for name, m in s.get("tasks", {}).items():
+        console.print(
+            f"{name}: RMSE {m['rmse']['mean']:.4f} ± {m['rmse']['std']:.4f}  MAE {m['mae']['mean']:.4f} ± "
+            f"{m['mae']['std']:.4f}  R2 {m['r2']['mean']:.3f} ± {m['r2']['std']:.3f}"
+        )
     if "uncertainty" in s:
         console.print(uncertainty_table(run.results, s["uncertainty"]["pooled"]))
     if output_dir is not None:
-        write_outputs(output_dir, run, data, targets[0])
+        write_outputs(output_dir, run, data, targets)
         info(f"wrote cv_results.json, cv_folds.csv, oof_predictions.csv to {output_dir}")
     if as_json:
         typer.echo(json.dumps(run.payload(), indent=2))

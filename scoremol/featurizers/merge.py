@@ -65,7 +65,9 @@ def merge_sources(sources: Sequence[MergeSource], standardize: bool = True) -> t
     sums = {t: [] for t in targets}
     counts = {t: [] for t in targets}
     for source in sources:
-        values = {t: pd.to_numeric(source.chunk.frame[t].str.strip(), errors="coerce").to_numpy() for t in source.targets}
+        values = {
+            t: pd.to_numeric(source.chunk.frame[t].str.strip(), errors="coerce").to_numpy() for t in source.targets
+        }
         labelled = np.zeros(len(source.chunk), bool)
         for v in values.values():
             labelled |= np.isfinite(v)

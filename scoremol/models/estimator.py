@@ -107,11 +107,11 @@ class ScoreRegressor:
         return (mean, std) if return_std else mean
 
     def predict_interval(
-        self, smiles: Sequence[str], coverage: float | None = None
+        self, smiles: Sequence[str], coverage: float | None = None, target: int = 0
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Predictions and the lower and upper bounds of their ``coverage`` interval (default:
-        ``scoremol predict``'s), each ``[n]`` for the first target; NaN where a SMILES cannot be
-        featurized. Needs a calibrated model (trained with ``calibrate=True``, the default)."""
+        ``scoremol predict``'s), each ``[n]`` for target number ``target``; NaN where a SMILES
+        cannot be featurized. Needs a calibrated model (trained with ``calibrate=True``, the default)."""
         from scoremol.inference.predict import predict_part
         from scoremol.spec import DEFAULT_COVERAGE
 
@@ -120,8 +120,8 @@ class ScoreRegressor:
             raise ScoremolError("this model has no calibration (trained with calibrate=False or too few molecules)")
         smiles = _smiles_list(smiles)
         result = predict_part(model, _chunk(smiles), batch_size=256, device=self.spec.device)
-        mean = result.mean[:, 0]
-        lo, hi = model.calibration[0].interval(mean, result.difficulty(0), coverage or DEFAULT_COVERAGE)
+        mean = result.mean[:, target]
+        lo, hi = model.calibration[target].interval(mean, result.difficulty(target), coverage or DEFAULT_COVERAGE)
         out = np.full((3, len(smiles)), np.nan)
         out[:, result.graph_row] = mean, lo, hi
         return out[0], out[1], out[2]

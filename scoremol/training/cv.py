@@ -41,10 +41,15 @@ class FoldResult:
     uncertainty: dict = field(repr=False, default_factory=dict)
     #: interval and domain metrics of this fold (see calibration.metrics)
     uncertainty_metrics: dict = field(default_factory=dict)
+    #: several targets: RMSE, MAE and R2 of each, by name (the fields above: the first target's)
+    task_metrics: dict = field(default_factory=dict)
+    #: several targets: the test predictions of every target ``[n_test, T]``
+    task_predictions: np.ndarray | None = field(repr=False, default=None)
 
     def row(self) -> dict:
         keys = ("repeat", "fold", "n_train", "n_test", "rmse", "mae", "r2", "best_epoch", "seconds", "parameters")
-        return {**{k: getattr(self, k) for k in keys}, **self.uncertainty_metrics}
+        tasks = {f"{t}_{k}": v for t, m in self.task_metrics.items() for k, v in m.items()}
+        return {**{k: getattr(self, k) for k in keys}, **self.uncertainty_metrics, **tasks}
 
 
 def summarize(results: list[FoldResult]) -> dict:
@@ -54,6 +59,17 @@ def summarize(results: list[FoldResult]) -> dict:
         values = np.array([getattr(r, key) for r in results], dtype=np.float64)
         out[key] = {"mean": float(np.nanmean(values)), "std": float(np.nanstd(values))}
     out["parameters"] = int(results[0].parameters) if results else 0
+    if results and results[0].task_metrics:
+        out["tasks"] = {
+            t: {
+                k: {
+                    "mean": float(np.nanmean([r.task_metrics[t][k] for r in results])),
+                    "std": float(np.nanstd([r.task_metrics[t][k] for r in results])),
+                }
+                for k in metrics
+            }
+            for t, metrics in results[0].task_metrics.items()
+        }
     if results and all(r.uncertainty for r in results):
         out["uncertainty"] = pooled_uncertainty(results)
     return out
@@ -94,8 +110,14 @@ def run_cv(
     seed: int = 0,
     refold: Callable[[int], np.ndarray] | None = None,
     on_fold: Callable[[FoldResult], None] | None = None,
+    targets: list[str] | None = None,
 ) -> list[FoldResult]:
-    """Run every fold (and repeat); ``refold(r)`` gives new folds for repeat ``r`` > 0."""
+    """Run every fold (and repeat); ``refold(r)`` gives new folds for repeat ``r`` > 0.
+
+    ``y`` is ``[n]``, or ``[n, T]`` with ``targets`` naming its columns when the runner
+    predicts several targets (``[n_test, T]``): the fold's headline metrics are the first
+    target's, ``task_metrics`` every target's."""
+    first = y if y.ndim == 1 else y[:, 0]
     results = []
     for r in range(repeats):
         folds = fold_of_graph if r == 0 or refold is None else refold(r)
@@ -107,7 +129,9 @@ def run_cv(
             seconds = time.perf_counter() - start
             pred, best_epoch, params, history = output[:4]
             uncertainty = dict(output[4]) if len(output) > 4 and output[4] else {}
-            m = regression_metrics(y[test], pred)
+            every = np.asarray(pred)
+            pred = every[:, 0] if every.ndim == 2 else every
+            m = regression_metrics(first[test], pred)
             result = FoldResult(
                 r,
                 f,
@@ -123,13 +147,16 @@ def run_cv(
                 pred,
                 history,
             )
+            if every.ndim == 2 and y.ndim == 2 and targets:
+                result.task_predictions = every
+                result.task_metrics = {t: regression_metrics(y[test, k], every[:, k]) for k, t in enumerate(targets)}
             if uncertainty:
                 from scoremol.calibration.metrics import uncertainty_metrics
 
-                uncertainty.update(y=y[test], mean=pred)
+                uncertainty.update(y=first[test], mean=pred)
                 result.uncertainty = uncertainty
                 result.uncertainty_metrics = uncertainty_metrics(
-                    y[test], pred, uncertainty["lo"], uncertainty["hi"], uncertainty["in_domain"]
+                    first[test], pred, uncertainty["lo"], uncertainty["hi"], uncertainty["in_domain"]
                 )
             results.append(result)
             if on_fold is not None:
@@ -139,7 +166,7 @@ def run_cv(
 
 def spec_runner(
     data: FeaturizedDataset,
-    target: str,
+    target: str | list[str],
     spec: TrainingSpec,
     network_descriptors: tuple[str, ...] | None = None,
     on_epoch=None,
@@ -150,29 +177,35 @@ def spec_runner(
     from scoremol.training.setup import make_configs
 
     spec = spec.resolved()
+    targets = [target] if isinstance(target, str) else list(target)
     if spec.is_catboost:
-        return catboost_runner(data, target, spec.morgan, spec.val_fraction)
-    model_config, train_config = make_configs(data, [target], spec, network_descriptors)
+        if len(targets) != 1:
+            raise ScoremolError("the CatBoost baseline cross-validates one target; name a single target")
+        return catboost_runner(data, targets[0], spec.morgan, spec.val_fraction)
+    model_config, train_config = make_configs(data, targets, spec, network_descriptors)
     return graph_runner(data, target, model_config, train_config, network_descriptors, on_epoch, on_phase)
 
 
 def graph_runner(
     data: FeaturizedDataset,
-    target: str,
+    target: str | list[str],
     model_config,
     train_config,
     gnn_descriptors: tuple[str, ...] | None = None,
     on_epoch=None,
     on_phase=None,
 ) -> FoldRunner:
-    """A fold runner for explicit configs (every neural model, optionally tree-blended)."""
+    """A fold runner for explicit configs (every neural model, optionally tree-blended);
+    with several targets it predicts ``[n_test, T]``."""
     from scoremol.training.fit import train_model
+
+    targets = [target] if isinstance(target, str) else list(target)
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
         config = type(train_config)(**{**train_config.to_dict(), "seed": seed})
         model = train_model(
             data,
-            [target],
+            targets,
             model_config,
             config,
             rows=train,
@@ -181,7 +214,7 @@ def graph_runner(
             on_phase=on_phase,
         )
         result = model.predict_full(data, device=train_config.device, ids=test)
-        pred = result.mean[:, 0]
+        pred = result.mean[:, 0] if len(targets) == 1 else result.mean
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
         best = float(np.mean([m.best_epoch for m in model.members]))
         return pred, best, model.metrics["parameters"], history, test_uncertainty(model, result)
@@ -224,10 +257,12 @@ def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterat
     return run
 
 
-def oof_frame(results: list[FoldResult], data: FeaturizedDataset, target: str) -> pd.DataFrame:
-    """Out-of-fold predictions: repeat, fold, input row, SMILES, measured and predicted value."""
+def oof_frame(results: list[FoldResult], data: FeaturizedDataset, target: str | list[str]) -> pd.DataFrame:
+    """Out-of-fold predictions: repeat, fold, input row, SMILES, measured and predicted value
+    (of the first target; with several, also ``<target>_true``/``<target>_pred`` for each)."""
+    targets = [target] if isinstance(target, str) else list(target)
     smiles = data.table[data.smiles_col].astype(str).to_numpy()
-    y = data.column_values(target)
+    y = data.column_values(targets[0])
     frames = []
     for r in results:
         columns = {
@@ -245,11 +280,15 @@ def oof_frame(results: list[FoldResult], data: FeaturizedDataset, target: str) -
                 similarity=r.uncertainty["similarity"],
                 domain=np.where(r.uncertainty["in_domain"], "in", "out"),
             )
+        if r.task_predictions is not None:
+            for k, t in enumerate(targets):
+                columns[f"{t}_true"] = data.column_values(t)[r.test_rows]
+                columns[f"{t}_pred"] = r.task_predictions[:, k]
         frames.append(pd.DataFrame(columns))
     return pd.concat(frames, ignore_index=True)
 
 
-def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: str) -> dict:
+def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: str | list[str]) -> dict:
     """cv_results.json, cv_folds.csv, oof_predictions.csv and cv_history.csv in ``directory``."""
     import json
 
@@ -291,7 +330,7 @@ class CVRun:
 
 def cross_validate(
     data: FeaturizedDataset,
-    target: str,
+    target: str | list[str],
     spec: TrainingSpec,
     network_descriptors: tuple[str, ...] | None = None,
     folds: int = 5,
@@ -304,13 +343,16 @@ def cross_validate(
     input_name: str = "",
 ) -> CVRun:
     """K-fold cross-validation of ``spec`` on ``data``: folds from ``folds_file`` (``row,fold``)
-    or generated (``split`` random or scaffold, ``repeats`` times with new seeds)."""
+    or generated (``split`` random or scaffold, ``repeats`` times with new seeds). Several
+    targets train multi-task models and score every target on each fold (headline: the first)."""
     spec = spec.resolved()
+    targets = [target] if isinstance(target, str) else list(target)
     if repeats < 1:
         raise ScoremolError("repeats must be at least 1")
     if folds_file is not None and repeats > 1:
         raise ScoremolError("repeats need generated folds; they cannot be combined with a folds file")
-    y = data.column_values(target)
+    y = np.stack([data.column_values(t) for t in targets], axis=1)
+    y = y[:, 0] if len(targets) == 1 else y
     smiles = data.table[data.smiles_col].astype(str).tolist()
     graph_smiles = [smiles[r] for r in data.graph_row]
     if folds_file is not None:
@@ -323,13 +365,13 @@ def cross_validate(
 
     config = {
         "input": input_name,
-        "target": target,
+        "target": targets[0] if len(targets) == 1 else targets,
         "split": "file" if folds_file else split,
         "folds_file": str(folds_file) if folds_file else None,
         "folds": int(len(set(fold_of_graph.tolist()) - {-1})),
         "repeats": repeats,
         "spec": spec.to_dict(),
     }
-    runner = spec_runner(data, target, spec, network_descriptors, on_epoch, on_phase)
-    results = run_cv(fold_of_graph, y, runner, repeats, spec.seed, refold, on_fold)
+    runner = spec_runner(data, targets, spec, network_descriptors, on_epoch, on_phase)
+    results = run_cv(fold_of_graph, y, runner, repeats, spec.seed, refold, on_fold, targets)
     return CVRun(config, results)

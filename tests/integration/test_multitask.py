@@ -1,0 +1,165 @@
+"""Multi-task training from several inputs: molecules matched across data sets, missing
+labels masked, one blended tree and one calibration per target, task-balanced loss weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from scoremol.data.read import MoleculeChunk
+from scoremol.data.registry import REGISTRY, resolve_input
+from scoremol.featurizers.merge import MergeSource, merge_sources, molecule_key
+from scoremol.models.checkpoint import _load_tree, load_model, save_model
+from scoremol.spec import TrainingSpec
+from scoremol.training.fit import _masked_mse, task_weights
+from scoremol.training.setup import fit_spec, prepare_training
+from tests.conftest import run_cli
+
+TINY = {"arch": "gcn", "hidden": 16, "epochs": 2, "ensemble": 2, "descriptors": False}
+
+
+def _chunk(frame: pd.DataFrame) -> MoleculeChunk:
+    return MoleculeChunk(frame.astype(str), frame.smiles.astype(str).tolist(), 0)
+
+
+def test_merge_matches_molecules_across_inputs_and_averages_repeats():
+    water = pd.DataFrame(
+        {"smiles": ["CCO", "c1ccccc1", "CC(=O)[O-].[Na+]", "CCO", "not a smiles"], "logS": [1.0, -2.0, 0.5, 2.0, 3.0]}
+    )
+    buffer = pd.DataFrame({"smiles": ["OCC", "CC(=O)O", "CCCC"], "sol": [1.5, 1.2, np.nan]})
+    chunk, report = merge_sources(
+        [MergeSource("w", _chunk(water), ["logS"]), MergeSource("b", _chunk(buffer), ["sol"])]
+    )
+    frame = chunk.frame
+    assert list(frame.columns) == ["smiles", "logS", "sol"]
+    # ethanol twice in water (averaged) and once in buffer as "OCC"; sodium acetate's parent
+    # is acetic acid, as in buffer; the unparsable row keeps its own row; CCCC has no label
+    assert len(frame) == 4 and "CCCC" not in set(frame.smiles)
+    ethanol = frame[frame.smiles == "CCO"].iloc[0]
+    assert float(ethanol.logS) == 1.5 and float(ethanol.sol) == 1.5
+    acetate = frame[frame.smiles == "CC(=O)[O-].[Na+]"].iloc[0]
+    assert float(acetate.logS) == 0.5 and float(acetate.sol) == 1.2
+    assert frame[frame.smiles == "c1ccccc1"].iloc[0].sol == ""
+    assert report.shared == 2 and report.averaged == 1 and report.labels == {"logS": 4, "sol": 2}
+    assert molecule_key("OCC", True) == molecule_key("CCO", True)
+
+
+def test_task_weights_balance_tasks_and_leave_one_target_alone():
+    y = np.full((100, 2), np.nan)
+    y[:90, 0] = 1.0
+    y[90:, 1] = 1.0
+    assert task_weights(y[:, :1], 1.0) is None and task_weights(y, 0.0) is None
+    w = task_weights(y, 1.0)
+    counts = np.array([90, 10])
+    assert np.allclose(w * counts, (w * counts)[0])  # each task weighs the same in total
+    assert np.isclose((w * counts).sum(), counts.sum())  # labels' mean weight is 1
+    pred = torch.zeros(4, 2)
+    target = torch.tensor([[1.0, float("nan")], [1.0, float("nan")], [float("nan"), 3.0], [1.0, float("nan")]])
+    plain = _masked_mse(pred, target)
+    assert torch.isclose(plain, torch.tensor((1 + 1 + 9 + 1) / 4))
+    balanced = _masked_mse(pred, target, torch.tensor([1.0, 3.0]))
+    assert torch.isclose(balanced, torch.tensor((1 + 1 + 3 * 9 + 1) / 6))
+
+
+def _two_inputs(tmp_path, esol_path):
+    esol = pd.read_csv(esol_path)
+    a = pd.DataFrame(
+        {"smiles": esol.smiles.str.strip()[:120], "logS": esol["measured log solubility in mols per litre"][:120]}
+    )
+    b = pd.DataFrame({"SMILES": esol.smiles.str.strip()[80:200], "mw": esol["Molecular Weight"][80:200] / 100})
+    a.to_csv(tmp_path / "a.csv", index=False)
+    b.to_csv(tmp_path / "b.csv", index=False)
+    return str(tmp_path / "a.csv"), str(tmp_path / "b.csv")
+
+
+@pytest.mark.slow
+def test_two_inputs_train_one_blended_calibrated_model_per_target(tmp_path, esol_path):
+    a, b = _two_inputs(tmp_path, esol_path)
+    spec = TrainingSpec(**{**TINY, "descriptors": True}, blend_catboost=0.3)
+    job = prepare_training([a, b], spec, ["logS", "mw"])
+    assert job.targets == ["logS", "mw"] and job.data.num_graphs == 200  # 40 molecules in both
+    model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors)
+    assert model.metrics["labels"] == {"logS": 120, "mw": 120}
+    assert len(model.tree.blobs) == 2 and all(model.tree.blobs) and len(model.calibration) == 2
+    result = model.predict_full(job.data)
+    own = job.data.select_descriptors(job.plan.network_descriptors)
+    networks = model.without_tree().predict_full(own, domain=False).mean
+    trees = model.tree.predict(job.data.descriptors)
+    assert np.allclose(result.mean, 0.7 * networks + 0.3 * trees, atol=1e-5)  # each target its own tree
+    path = tmp_path / "m.pt"
+    save_model(model, path)
+    back = load_model(path)
+    assert back.tree.best_iterations == model.tree.best_iterations
+    assert np.allclose(back.predict_full(job.data).mean, result.mean)
+
+
+def test_a_single_tree_file_of_the_earlier_format_loads():
+    blob = torch.frombuffer(bytearray(b"cbm-bytes"), dtype=torch.uint8)
+    tree = _load_tree({"kind": "catboost", "weight": 0.4, "best_iteration": 1999}, {"tree": blob})
+    assert tree.blobs == [b"cbm-bytes"] and tree.weight == 0.4 and tree.best_iteration == 1999
+    with pytest.raises(ValueError):
+        _load_tree({"kind": "catboost", "weight": 0.4}, {})
+
+
+def test_cli_trains_on_several_inputs_and_predicts_every_task(tmp_path, esol_path):
+    a, b = _two_inputs(tmp_path, esol_path)
+    model_path = tmp_path / "m.pt"
+    _, err, code = run_cli(
+        "train",
+        a,
+        b,
+        "-t",
+        "logS",
+        "-t",
+        "mw",
+        "--arch",
+        "gcn",
+        "--hidden",
+        "16",
+        "--epochs",
+        "2",
+        "--ensemble",
+        "1",
+        "--blend-catboost",
+        "0",
+        "-o",
+        str(model_path),
+    )
+    assert code == 0, err
+    assert "labelled logS" in err and "labelled mw" in err
+    out, err, code = run_cli("predict", "CCO", "c1ccccc1", "-m", str(model_path))
+    assert code == 0, err
+    header = out.splitlines()[0].split(",")
+    assert {"logS_pred", "mw_pred", "logS_lo", "mw_hi"} <= set(header)
+
+
+def test_several_inputs_errors_name_the_input(tmp_path, esol_path):
+    a, b = _two_inputs(tmp_path, esol_path)
+    _, err, code = run_cli("train", a, b, "-t", "nope", "-o", str(tmp_path / "m.pt"))
+    assert code != 0 and "has none of the targets nope" in err and len(err.strip().splitlines()) == 1
+    _, err, code = run_cli("train", a, b, "-o", str(tmp_path / "m.pt"))
+    assert code != 0 and "--target" in err
+
+
+def test_biogen_is_a_registry_name_with_its_solubility_target():
+    path, entry = resolve_input("biogen")
+    assert entry is REGISTRY["biogen"] and entry.target_col == "LOG SOLUBILITY PH 6.8 (ug/mL)"
+    assert entry.units == "log10(ug/mL)" and path.endswith("biogen_adme.csv")
+
+
+def test_cv_of_several_inputs_scores_every_target(tmp_path, esol_path):
+    from scoremol.training.cv import cross_validate, write_outputs
+
+    a, b = _two_inputs(tmp_path, esol_path)
+    spec = TrainingSpec(**{**TINY, "ensemble": 1}, blend_catboost=0.0, calibrate=False)
+    job = prepare_training([a, b], spec, ["logS", "mw"])
+    run = cross_validate(job.data, job.targets, job.spec, folds=2)
+    tasks = run.summary["tasks"]
+    assert set(tasks) == {"logS", "mw"} and all(np.isfinite(tasks[t]["rmse"]["mean"]) for t in tasks)
+    assert run.summary["rmse"]["mean"] == tasks["logS"]["rmse"]["mean"]  # the headline is the first target
+    write_outputs(tmp_path / "cv", run, job.data, job.targets)
+    oof = pd.read_csv(tmp_path / "cv" / "oof_predictions.csv")
+    assert {"logS_pred", "mw_pred", "mw_true"} <= set(oof.columns) and len(oof) == 200
+    assert oof.mw_true.notna().sum() == 120
