@@ -37,6 +37,23 @@ def resolve_inputs(inputs: list[str]) -> tuple[str, list[str] | None]:
     return "", list(inputs)
 
 
+def parse_thresholds(values: list[str] | None) -> float | dict[str, float] | None:
+    """``--threshold`` values: one number (the first target) or ``LABEL=T`` items."""
+    if not values:
+        return None
+    out: dict[str, float] = {}
+    for value in values:
+        label, _, number = value.rpartition("=")
+        try:
+            limit = float(number)
+        except ValueError:
+            raise ScoremolError(f"--threshold {value!r}: give a number or LABEL=NUMBER") from None
+        if not label and len(values) == 1:
+            return limit
+        out[label] = limit  # "" stands for the first target
+    return out
+
+
 @app.command()
 def predict(
     inputs: Annotated[
@@ -90,15 +107,25 @@ def predict(
         ),
     ] = DEFAULT_COVERAGE,
     threshold: Annotated[
-        Optional[float],
+        Optional[list[str]],
         typer.Option(
             "--threshold",
-            help="Add <label>_p_below, the probability that the value is below this, e.g. "
-            "--threshold -4 for 'poorly soluble' (logS < -4).",
+            help="Add <label>_p_below, the probability that the value is below this: T for the first "
+            "target (--threshold -4: logS < -4, 'poorly soluble'), LABEL=T for another "
+            "(--threshold logSol_pH6.8=1: below 10 ug/mL); repeatable.",
             rich_help_panel=OUTPUT,
             show_default=False,
         ),
     ] = None,
+    ugml: Annotated[
+        bool,
+        typer.Option(
+            "--ugml",
+            help="Also give each solubility in ug/mL (<label>_ugml, with _ugml_lo/_ugml_hi), "
+            "converted with the molar mass of the predicted form.",
+            rich_help_panel=OUTPUT,
+        ),
+    ] = False,
     network_only: Annotated[
         bool,
         typer.Option(
@@ -209,7 +236,7 @@ def predict(
     trained = load_model(model_path)
     if network_only:
         trained = trained.without_tree()
-    options = OutputOptions(coverage, threshold, legacy_names)
+    options = OutputOptions(coverage, parse_thresholds(threshold), legacy_names, ugml)
     if distributed:
         summary = _run_distributed(
             trained,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import TextIO
 
@@ -34,27 +34,54 @@ from scoremol.spec import DEFAULT_COVERAGE
 @dataclass(frozen=True)
 class OutputOptions:
     """What to write besides the predictions: intervals at ``coverage`` (None: none), the
-    probability of lying below ``threshold`` (None: none), and the old column names."""
+    probability of lying below ``threshold`` (a number: for the first target; a dict: per
+    target label, ``""`` for the first; None: none), solubilities in ug/mL (``ugml``) and
+    the old column names."""
 
     coverage: float | None = DEFAULT_COVERAGE
-    threshold: float | None = None
+    threshold: float | dict[str, float] | None = None
     legacy_names: bool = False
+    ugml: bool = False
+
+    def thresholds(self, labels: list[str]) -> list[float | None]:
+        """The threshold of each target (None: no probability column for it)."""
+        if self.threshold is None:
+            return [None] * len(labels)
+        if isinstance(self.threshold, dict):
+            unknown = sorted(set(self.threshold) - set(labels) - {""})
+            if unknown:
+                raise ScoremolError(f"--threshold names {', '.join(unknown)}; this model predicts {', '.join(labels)}")
+            limits = [self.threshold.get(label) for label in labels]
+            if "" in self.threshold and limits:
+                limits[0] = self.threshold[""]
+            return limits
+        return [float(self.threshold)] + [None] * (len(labels) - 1)
+
+
+#: units of the solubility targets, and how to turn a prediction into ug/mL (``mass``: g/mol)
+SOLUBILITY_UNITS = {
+    "log10(mol/L)": lambda value, mass: 10.0**value * mass * 1000.0,
+    "log10(ug/mL)": lambda value, mass: 10.0**value,
+}
 
 
 @dataclass(frozen=True)
 class Columns:
-    """Output column names: per target ``pred``, ``std``, ``lo``, ``hi``, ``p_below`` (empty
-    lists when the model or the options give none), then the per-row ones."""
+    """Output column names: per target ``pred``, ``std``, ``lo``, ``hi`` (empty lists when the
+    model or the options give none), ``p_below`` and ``ugml`` (None for a target without
+    one), then the per-row ones."""
 
     pred: list[str]
     std: list[str]
     lo: list[str]
     hi: list[str]
-    p_below: list[str]
+    p_below: list[str | None]
     similarity: str | None
     domain: str | None
     status: str
     reason: str
+    #: per target, the ug/mL prediction and interval columns (None: not a solubility or not asked)
+    ugml: list[tuple[str, str | None, str | None] | None] = field(default_factory=list)
 
 
 @dataclass
@@ -98,11 +125,20 @@ def output_columns(model: TrainedModel, input_columns: list[str], options: Outpu
     with_interval = calibrated and options.coverage is not None
     lo = [free(f"{stem}_lo") for stem in stems] if with_interval else []
     hi = [free(f"{stem}_hi") for stem in stems] if with_interval else []
-    p_below = [free(f"{stem}_p_below") for stem in stems] if calibrated and options.threshold is not None else []
+    labels = [target_label(t) for t in model.target_names]
+    limits = options.thresholds(labels) if calibrated else [None] * len(stems)
+    p_below = [None if limit is None else free(f"{stem}_p_below") for stem, limit in zip(stems, limits)]
+    ugml: list[tuple[str, str | None, str | None] | None] = [None] * len(stems)
+    if options.ugml:
+        for t, (stem, units) in enumerate(zip(stems, model.target_units)):
+            if units in SOLUBILITY_UNITS:
+                linear = stem[3:] if stem.startswith("log") and len(stem) > 3 else stem  # logS -> S_ugml
+                bounds = (free(f"{linear}_ugml_lo"), free(f"{linear}_ugml_hi")) if with_interval else (None, None)
+                ugml[t] = (free(f"{linear}_ugml"), *bounds)
     has_domain = model.domain is not None
     similarity = free("similarity") if has_domain else None
     domain = free("domain") if has_domain else None
-    return Columns(preds, stds, lo, hi, p_below, similarity, domain, free("status"), free("reason"))
+    return Columns(preds, stds, lo, hi, p_below, similarity, domain, free("status"), free("reason"), ugml)
 
 
 def default_batch_size(device: str) -> int:
@@ -185,6 +221,8 @@ def chunk_output(
     model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction, options: OutputOptions | None = None
 ) -> pd.DataFrame:
     """The input rows of ``chunk`` with the columns :func:`output_columns` names."""
+    from scoremol.data.registry import target_label
+
     options = options or OutputOptions()
     out = chunk.frame.copy()
     names = output_columns(model, list(chunk.frame.columns), options)
@@ -199,15 +237,26 @@ def chunk_output(
         put(name, prediction.mean[:, t])
     for t, name in enumerate(names.std):
         put(name, prediction.std[:, t])
-    if names.lo or names.p_below:
+    limits = options.thresholds([target_label(t) for t in model.target_names])
+    bounds: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    if names.lo or any(names.p_below):
         for t, calibration in enumerate(model.calibration):
             difficulty = prediction.difficulty(t)
             if names.lo:
-                lo, hi = calibration.interval(prediction.mean[:, t], difficulty, options.coverage)
-                put(names.lo[t], lo)
-                put(names.hi[t], hi)
-            if names.p_below:
-                put(names.p_below[t], calibration.p_below(prediction.mean[:, t], difficulty, options.threshold))
+                bounds[t] = calibration.interval(prediction.mean[:, t], difficulty, options.coverage)
+                put(names.lo[t], bounds[t][0])
+                put(names.hi[t], bounds[t][1])
+            if names.p_below[t] is not None:
+                put(names.p_below[t], calibration.p_below(prediction.mean[:, t], difficulty, limits[t]))
+    if any(names.ugml):
+        mass = molar_masses(chunk, rows, model.featurizer.standardize)
+        for t, columns in enumerate(names.ugml):
+            if columns is None:
+                continue
+            convert = SOLUBILITY_UNITS[model.target_units[t]]
+            for name, values in zip(columns, (prediction.mean[:, t], *bounds.get(t, (None, None)))):
+                if name is not None:
+                    put(name, convert(values, mass))
     reasons = list(prediction.reason)
     if names.similarity is not None:
         similarity = prediction.similarity
@@ -221,6 +270,18 @@ def chunk_output(
     out[names.status] = prediction.status
     out[names.reason] = reasons
     return out
+
+
+def molar_masses(chunk: MoleculeChunk, rows: np.ndarray, standardize: bool) -> np.ndarray:
+    """Average molar mass (g/mol) of the predicted form of each of ``rows`` (those with a graph)."""
+    from rdkit.Chem.Descriptors import MolWt
+
+    if len(rows) == 0:
+        return np.zeros(0)
+    parsed = MoleculeChunk(chunk.frame.iloc[rows], [chunk.smiles[r] for r in rows], 0, chunk.smiles_col,
+                           None if chunk.mols is None else [chunk.mols[r] for r in rows],
+                           None if chunk.errors is None else [chunk.errors[r] for r in rows]).parse(standardize)
+    return np.array([MolWt(p.mol) if p.mol is not None else np.nan for p in parsed])
 
 
 #: The model a prediction worker process serves, set once when the worker starts.

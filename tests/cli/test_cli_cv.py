@@ -129,7 +129,7 @@ def test_cli_cv_errors_are_one_line(tiny_csv, tmp_path):
         (["--repeats", "0"], "repeats must be at least 1"),
         (["--folds-file", str(folds_file), "--repeats", "2"], "cannot be combined with a folds file"),
         (["--folds-file", str(tmp_path / "missing.csv")], "folds file not found"),
-        (["-t", "Molecular Weight"], "cv evaluates one target at a time"),
+        (["--arch", "catboost", "-t", "Molecular Weight"], "the CatBoost baseline cross-validates one target"),
         (["--preset", "quick"], "unknown preset 'quick'"),
     ]
     for extra, message in cases:

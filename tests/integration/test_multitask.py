@@ -3,6 +3,8 @@ labels masked, one blended tree and one calibration per target, task-balanced lo
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -163,3 +165,27 @@ def test_cv_of_several_inputs_scores_every_target(tmp_path, esol_path):
     oof = pd.read_csv(tmp_path / "cv" / "oof_predictions.csv")
     assert {"logS_pred", "mw_pred", "mw_true"} <= set(oof.columns) and len(oof) == 200
     assert oof.mw_true.notna().sum() == 120
+
+
+def test_thresholds_per_target_and_solubility_in_ug_per_ml(tmp_path, esol_path):
+    a, b = _two_inputs(tmp_path, esol_path)
+    spec = TrainingSpec(**{**TINY, "ensemble": 1}, blend_catboost=0.0)
+    job = prepare_training([a, b], spec, ["logS", "mw"])
+    model = fit_spec(job.data, job.targets, job.spec)
+    model.target_units = ["log10(mol/L)", ""]
+    path = tmp_path / "m.pt"
+    save_model(model, path)
+    out, err, code = run_cli(
+        "predict", "CCO", "OCC(O)CO", "-m", str(path), "--threshold", "-1", "--threshold", "mw=0.5", "--ugml"
+    )
+    assert code == 0, err
+    frame = pd.read_csv(io.StringIO(out))
+    assert {"logS_p_below", "mw_p_below", "S_ugml", "S_ugml_lo", "S_ugml_hi"} <= set(frame.columns)
+    assert "mw_ugml" not in frame.columns  # not a solubility
+    mass = np.array([46.069, 92.094])  # ethanol, glycerol (g/mol)
+    assert np.allclose(frame.S_ugml, 10**frame.logS_pred * mass * 1000, rtol=1e-3)
+    assert (frame.S_ugml_lo <= frame.S_ugml).all() and (frame.S_ugml <= frame.S_ugml_hi).all()
+    out, _, _ = run_cli("predict", "CCO", "-m", str(path), "--threshold", "-1")
+    assert "logS_p_below" in out and "mw_p_below" not in out  # a bare number: the first target
+    _, err, code = run_cli("predict", "CCO", "-m", str(path), "--threshold", "logX=1")
+    assert code != 0 and "this model predicts logS, mw" in err
