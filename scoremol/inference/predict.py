@@ -278,9 +278,14 @@ def molar_masses(chunk: MoleculeChunk, rows: np.ndarray, standardize: bool) -> n
 
     if len(rows) == 0:
         return np.zeros(0)
-    parsed = MoleculeChunk(chunk.frame.iloc[rows], [chunk.smiles[r] for r in rows], 0, chunk.smiles_col,
-                           None if chunk.mols is None else [chunk.mols[r] for r in rows],
-                           None if chunk.errors is None else [chunk.errors[r] for r in rows]).parse(standardize)
+    parsed = MoleculeChunk(
+        chunk.frame.iloc[rows],
+        [chunk.smiles[r] for r in rows],
+        0,
+        chunk.smiles_col,
+        None if chunk.mols is None else [chunk.mols[r] for r in rows],
+        None if chunk.errors is None else [chunk.errors[r] for r in rows],
+    ).parse(standardize)
     return np.array([MolWt(p.mol) if p.mol is not None else np.nan for p in parsed])
 
 
