@@ -304,7 +304,9 @@ def main() -> None:
             elif system == "single":
                 rows = run_single(spec, train, test)
             elif system == "catboost":
-                rows = run_single(TrainingSpec(arch="catboost", seed=seed), train, test)
+                rows = run_single(
+                    TrainingSpec.from_options(**{**options, "arch": "catboost", "seed": seed}), train, test
+                )
             elif system == "admet-ai":
                 rows = run_admet_ai(args.admet_venv, test["logSol_pH6.8"])
             elif system in ("chemprop", "chemprop-mt"):

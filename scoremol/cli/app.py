@@ -11,7 +11,7 @@ from rich.console import Console
 
 from scoremol import __version__
 from scoremol.entry import exit_interrupted
-from scoremol.errors import ScoremolError
+from scoremol.errors import ScoremolError, describe_os_error
 
 
 def _hide_flag_types() -> None:
@@ -89,6 +89,13 @@ def main() -> None:
         exit_interrupted("scoremol: interrupted", 130)
     except _Terminated:
         exit_interrupted("scoremol: terminated", 143)
+    except BrokenPipeError:  # `scoremol predict ... | head`: the reader has what it wanted
+        sys.exit(0)
+    except OSError as exc:
+        if state["verbose"]:
+            raise
+        print(f"scoremol: error: {describe_os_error(exc)}", file=sys.stderr)
+        sys.exit(1)
     except Exception as exc:  # usage errors from Typer's click layer, and anything unexpected
         if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a click UsageError/ClickException
             exc.show()

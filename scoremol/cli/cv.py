@@ -64,6 +64,8 @@ def cv(
 
     job = prepare_training(input, spec, target, smiles_col, fmt)
     spec, data, targets = job.spec, job.data, job.targets
+    for excluded in job.excluded:
+        info(excluded.sentence())
 
     table = Table(title=f"cv: {spec.arch}" + ("" if spec.is_catboost else f" / {spec.mode}") + f" on {' '.join(input)}")
     for col in ("repeat", "fold", "train", "test", "RMSE", "MAE", "R2", "best epoch", "seconds", "parameters"):

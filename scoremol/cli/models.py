@@ -21,3 +21,11 @@ def models() -> None:
         name = f"{m.name} (default)" if m.name == DEFAULT_MODEL else m.name
         table.add_row(name, m.description, m.training_data, m.benchmark, m.speed, size)
     Console().print(table)  # data: standard output, at the terminal's width
+    for m in MODELS.values():
+        if m.tasks:
+            tasks = Table(title=f"{m.name}: one column group per task")
+            for column in ("column", "answers", "benchmark"):
+                tasks.add_column(column)
+            for task in m.tasks:
+                tasks.add_row(task.column, task.question, task.benchmark)
+            Console().print(tasks)

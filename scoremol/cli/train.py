@@ -43,6 +43,8 @@ def train(
     spec, data = job.spec, job.data
     if data.num_failed:
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
+    for excluded in job.excluded:
+        info(excluded.sentence())
     with TrainingProgress(0 if spec.is_catboost else spec.ensemble, spec.epochs) as progress:
         model = fit_spec(
             data,
@@ -54,10 +56,10 @@ def train(
             on_phase=progress.phase,
         )
     save_model(model, output)
-    console.print(_summary(model, spec, job.targets, output))
+    console.print(_summary(model, spec, job.targets, output, job.excluded))
 
 
-def _summary(model, spec: TrainingSpec, targets: list[str], output: Path) -> Table:
+def _summary(model, spec: TrainingSpec, targets: list[str], output: Path, excluded=()) -> Table:
     m = model.metrics
     table = Table(title="train", show_header=False)
     if spec.is_catboost:
@@ -71,6 +73,11 @@ def _summary(model, spec: TrainingSpec, targets: list[str], output: Path) -> Tab
         )
     table.add_row("targets", ", ".join(targets))
     table.add_row("molecules", str(m["n_train_molecules"]))
+    for item in excluded:
+        table.add_row(
+            f"left out ({item.target})",
+            f"{len(item.rows)} unusable value(s): rows {', '.join(map(str, item.rows[:5]))}",
+        )
     if len(targets) > 1:
         for name, count in (m.get("labels") or {}).items():
             table.add_row(f"  labelled {name}", str(count))

@@ -74,6 +74,12 @@ class ScoreRegressor:
             values = values[:, None]
         if len(values) != len(smiles):
             raise ValueError(f"smiles and y differ in length ({len(smiles)} vs {len(values)})")
+        from scoremol.training.setup import MAX_TARGET_MAGNITUDE
+
+        with np.errstate(invalid="ignore"):
+            unusable = ~np.isnan(values) & ~(np.abs(values) <= MAX_TARGET_MAGNITUDE)  # inf, or too large to scale
+        self.n_excluded_ = int(unusable.sum())
+        values = np.where(unusable, np.nan, values)  # left out like a missing value
         if values.shape[1] == 1:
             names = [target or str(getattr(y, "name", None) or "y")]
         else:

@@ -15,6 +15,15 @@ HERE = Path(__file__).parent
 
 
 @dataclass(frozen=True)
+class TaskCard:
+    """One target of a bundled model: its output column, what it answers, how well."""
+
+    column: str
+    question: str
+    benchmark: str
+
+
+@dataclass(frozen=True)
 class BundledModel:
     """A shipped model file and what a user needs to choose it."""
 
@@ -24,6 +33,8 @@ class BundledModel:
     training_data: str
     benchmark: str
     speed: str
+    #: per target, for multi-task models (single-target models say it all in ``benchmark``)
+    tasks: tuple[TaskCard, ...] = ()
 
     @property
     def path(self) -> Path:

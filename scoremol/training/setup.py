@@ -8,12 +8,14 @@ spec stands for. Errors name the spec's parameters, never a command-line flag.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
@@ -113,15 +115,71 @@ _TRAIN_FIELDS = (
 )
 
 
+#: A target beyond this magnitude cannot be standardized in float32 beside ordinary values
+#: (1e308 would turn every other value's scaled target into zero, or overflow).
+MAX_TARGET_MAGNITUDE = 1e15
+
+
+@dataclass(frozen=True)
+class ExcludedTargets:
+    """Target values left out of training: written, but not a usable finite number."""
+
+    source: str
+    target: str
+    rows: list[int]  # data rows, counted from 1 after the header
+    values: list[str]
+
+    def sentence(self) -> str:
+        shown = ", ".join(f"{r} ({v!r})" for r, v in zip(self.rows[:5], self.values[:5]))
+        more = f" and {len(self.rows) - 5} more" if len(self.rows) > 5 else ""
+        return (
+            f"{len(self.rows)} {self.target!r} value(s) in {self.source} are not finite numbers "
+            f"of at most {MAX_TARGET_MAGNITUDE:.0e} in magnitude and are left out: rows {shown}{more}"
+        )
+
+
+def unusable_targets(column: pd.Series) -> np.ndarray:
+    """Cells of a text column that hold something but not a usable number: ``inf``,
+    ``nan``, words, or values beyond :data:`MAX_TARGET_MAGNITUDE` (empty cells are missing
+    values, not errors)."""
+    text = column.astype(str).str.strip()
+    values = pd.to_numeric(text, errors="coerce").to_numpy(np.float64)
+    with np.errstate(invalid="ignore"):
+        usable = np.isfinite(values) & (np.abs(values) <= MAX_TARGET_MAGNITUDE)
+    return text.ne("").to_numpy() & ~usable
+
+
+def exclude_unusable_targets(table: pd.DataFrame, targets: list[str], source: str) -> list[ExcludedTargets]:
+    """Blank (in place) every target cell of ``table`` that :func:`unusable_targets` finds,
+    and say which; a target whose every written value is unusable is a one-line error."""
+    excluded = []
+    for target in targets:
+        if target not in table.columns:
+            continue  # a missing column is reported where the column is read
+        bad = unusable_targets(table[target])
+        if not bad.any():
+            continue
+        rows = np.flatnonzero(bad)
+        item = ExcludedTargets(source, target, [int(r) + 1 for r in rows], table[target].iloc[rows].tolist())
+        written = table[target].astype(str).str.strip().ne("").to_numpy()
+        if bad.sum() == written.sum():
+            raise ScoremolError(f"no usable target values: {item.sentence()}")
+        table.loc[bad, target] = ""
+        excluded.append(item)
+    return excluded
+
+
 @dataclass(frozen=True)
 class TrainingJob:
-    """A training input made ready for a spec: featurized data, targets and their units."""
+    """A training input made ready for a spec: featurized data, targets and their units,
+    and the target values left out because they were not finite numbers."""
 
     spec: TrainingSpec
     data: FeaturizedDataset
     targets: list[str]
     units: list[str]
     plan: FeaturePlan
+    excluded: list[ExcludedTargets] = dataclasses.field(default_factory=list)
 
 
 def prepare_training(
@@ -147,7 +205,11 @@ def prepare_training(
     data, entry, plan = load_training_data(inputs[0], spec, smiles_col, fmt)
     targets = list(targets) if targets else default_targets(entry, data)
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
-    return TrainingJob(spec, data, targets, units, plan)
+    table = data.table.copy()
+    excluded = exclude_unusable_targets(table, targets, inputs[0])
+    if excluded:
+        data = dataclasses.replace(data, table=table)
+    return TrainingJob(spec, data, targets, units, plan, excluded)
 
 
 def merge_training_inputs(
@@ -196,6 +258,12 @@ def merge_training_inputs(
     missing = [t for t in targets or [] if t not in all_targets]
     if missing:
         raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
+    chunks, excluded = [], []
+    for name, path, own in chosen:
+        chunk = read_input(path, smiles_col, fmt)
+        chunk.frame = chunk.frame.copy()
+        excluded += exclude_unusable_targets(chunk.frame, own, name)
+        chunks.append(chunk)
     key = json.dumps(
         {
             "sources": [(sha256_file(path), own) for _, path, own in chosen],
@@ -208,12 +276,12 @@ def merge_training_inputs(
     )
     merged = cache_dir() / "merged" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.csv"
     if not merged.is_file():
-        sources = [MergeSource(name, read_input(path, smiles_col, fmt), own) for name, path, own in chosen]
+        sources = [MergeSource(name, chunk, own) for (name, _, own), chunk in zip(chosen, chunks)]
         chunk, _ = merge_sources(sources, spec.standardize)
         with atomic_write(merged, "w") as handle:
             chunk.frame.to_csv(handle, index=False)
     data, _ = featurize_input(str(merged), plan.settings, "smiles", "csv")
-    return TrainingJob(spec, data, all_targets, [units[t] for t in all_targets], plan)
+    return TrainingJob(spec, data, all_targets, [units[t] for t in all_targets], plan, excluded)
 
 
 def make_configs(
