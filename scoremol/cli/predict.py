@@ -216,6 +216,7 @@ def predict(
     """
     import tempfile
 
+    from scoremol.data.lock import output_lock
     from scoremol.device import resolve_device
     from scoremol.entry import STARTED
     from scoremol.inference.predict import OutputOptions
@@ -226,64 +227,70 @@ def predict(
     distributed = _check_distributed_options(
         scheduler, workers, path, smiles, output, device, shard_size, resume, parts_dir, keep_parts
     )
-    model_path, bundled = resolve_model(model)
-    if bundled is not None:
-        from scoremol.pretrained import MODELS
+    # one writer per output: a second run on the same file or parts folder stops here, at once
+    with output_lock(output if output is not None else parts_dir):
+        model_path, bundled = resolve_model(model)
+        if bundled is not None:
+            from scoremol.pretrained import MODELS
 
-        card = MODELS[bundled]
-        info(f"using the bundled model {bundled!r} ({card.training_data}; {card.benchmark}); --model chooses another")
-    dev = resolve_device(device)
-    trained = load_model(model_path)
-    if network_only:
-        trained = trained.without_tree()
-    options = OutputOptions(coverage, parse_thresholds(threshold), legacy_names, ugml)
-    if distributed:
-        summary = _run_distributed(
-            trained,
-            model_path,
-            path,
-            output,
-            scheduler,
-            workers,
-            smiles_col=smiles_col,
-            fmt=fmt,
-            chunk_size=chunk_size,
-            batch_size=batch_size,
-            options=options,
-            network_only=network_only,
-            shard_size=shard_size,
-            resume=resume,
-            parts_dir=parts_dir,
-            keep_parts=keep_parts,
-            progress=progress,
-        )
+            card = MODELS[bundled]
+            info(
+                f"using the bundled model {bundled!r} ({card.training_data}; {card.benchmark}); --model chooses another"
+            )
+        dev = resolve_device(device)
+        trained = load_model(model_path)
+        if network_only:
+            trained = trained.without_tree()
+        options = OutputOptions(coverage, parse_thresholds(threshold), legacy_names, ugml)
+        if distributed:
+            summary = _run_distributed(
+                trained,
+                model_path,
+                path,
+                output,
+                scheduler,
+                workers,
+                smiles_col=smiles_col,
+                fmt=fmt,
+                chunk_size=chunk_size,
+                batch_size=batch_size,
+                options=options,
+                network_only=network_only,
+                shard_size=shard_size,
+                resume=resume,
+                parts_dir=parts_dir,
+                keep_parts=keep_parts,
+                progress=progress,
+            )
+            failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
+            reused = (
+                f"; {summary.shards - len(summary.computed):,} shards reused from {summary.parts}" if resume else ""
+            )
+            info(
+                f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed} in {summary.shards:,} "
+                f"shard{'s' if summary.shards != 1 else ''}{reused} "
+                f"in {time.perf_counter() - STARTED:.1f} s"
+            )
+            return
+        with tempfile.TemporaryDirectory() as tmp:
+            if smiles is not None:  # SMILES given as arguments: one row each, in order
+                path, fmt, smiles_col = str(Path(tmp) / "arguments.smi"), "smi", None
+                Path(path).write_text("".join(f"{s}\n" for s in smiles))
+            summary = _run(
+                trained,
+                path,
+                output,
+                smiles_col,
+                fmt,
+                batch_size,
+                chunk_size,
+                dev,
+                progress,
+                workers,
+                options,
+            )
         failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
-        reused = f"; {summary.shards - len(summary.computed):,} shards reused from {summary.parts}" if resume else ""
-        info(
-            f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed} in {summary.shards:,} "
-            f"shard{'s' if summary.shards != 1 else ''}{reused} "
-            f"in {time.perf_counter() - STARTED:.1f} s"
-        )
-        return
-    with tempfile.TemporaryDirectory() as tmp:
-        if smiles is not None:  # SMILES given as arguments: one row each, in order
-            path, fmt, smiles_col = str(Path(tmp) / "arguments.smi"), "smi", None
-            Path(path).write_text("".join(f"{s}\n" for s in smiles))
-        summary = _run(
-            trained,
-            path,
-            output,
-            smiles_col,
-            fmt,
-            batch_size,
-            chunk_size,
-            dev,
-            progress,
-            workers,
-            options,
-        )
-    failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
-    info(f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed} in {time.perf_counter() - STARTED:.1f} s")
+        info(f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed} in {time.perf_counter() - STARTED:.1f} s")
 
 
 def _run(
