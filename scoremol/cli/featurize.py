@@ -60,7 +60,10 @@ def featurize(
     ] = None,
     workers: Workers = None,
 ) -> None:
-    """Featurize molecules into graphs (and descriptors) that train and cv can reuse."""
+    """Featurize molecules into graphs (and descriptors) that train and cv can reuse.
+
+    A molecule above 400 atoms (or a SMILES above 4,000 characters) gets status too_large.
+    """
     from dataclasses import replace
 
     import numpy as np

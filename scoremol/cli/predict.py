@@ -208,9 +208,11 @@ def predict(
 ) -> None:
     """Predict every input row; the output keeps the rows, in order, with predictions appended.
 
-    Columns added: <label>_pred (logS_pred: log10 solubility in mol/L for the bundled models),
+    Columns added, per target: <label>_pred (logS_pred: water solubility, log10 mol/L;
+    logSol_pH6.8_pred: pH 6.8 buffer solubility, log10 ug/mL; logD_pred: logD at pH 7.4),
     <label>_std (spread of the ensemble members), <label>_lo and <label>_hi (the --coverage
-    interval), similarity (to the training data, 0-1) and domain (in/out), status and reason.
+    interval); then similarity (to the training data, 0-1), domain (in/out), status and reason.
+    A molecule above 400 atoms (or a SMILES above 4,000 characters) gets status too_large.
 
     --workers N runs N local processes; --scheduler runs shards on a Dask cluster (resumable).
     """

@@ -262,6 +262,110 @@ def test_manifest_is_json_with_the_input_model_and_options(client, model_path, t
     assert manifest["options"]["shard_size"] == "1 bytes" and manifest["done"] == {"0": [1, 1], "1": [1, 1]}
 
 
+def _poll(condition, timeout: float = 120.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def _client_process(args: list[str]):
+    import subprocess
+    import sys
+
+    return subprocess.Popen(
+        [sys.executable, "-m", "scoremol", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _large_smi(esol_path, tmp_path, copies: int = 8) -> tuple[Path, int]:
+    smiles = pd.read_csv(esol_path)["smiles"].str.strip().tolist() * copies
+    path = tmp_path / "large.smi"
+    path.write_text("".join(f"{s} m{i}\n" for i, s in enumerate(smiles)))
+    return path, len(smiles)
+
+
+def test_two_clients_one_output_the_second_is_refused(client, model_path, esol_path, tmp_path):
+    from scoremol.data.lock import lock_path
+
+    path, rows = _large_smi(esol_path, tmp_path)
+    output = tmp_path / "out.csv"
+    args = [
+        "predict",
+        str(path),
+        "--model",
+        str(model_path),
+        "--scheduler",
+        client.scheduler.address,
+        "--shard-size",
+        "500",
+        "-o",
+        str(output),
+    ]
+    first = _client_process(args)
+    try:
+        _poll(lambda: lock_path(output).exists() or first.poll() is not None, what="the first run's lock")
+        assert first.poll() is None, first.stderr.read()
+        start = time.monotonic()
+        _, err, code = run_cli(*args)
+        refused_in = time.monotonic() - start
+        assert code == 1 and "out.csv is being written by another scoremol run (pid " in err, err
+        assert f"pid {first.pid} " in err and len(err.strip().splitlines()) == 1
+        print(f"second run refused in {refused_in:.2f} s")
+        assert first.wait(timeout=300) == 0, first.stderr.read()
+    finally:
+        first.kill()
+        first.wait()
+        first.stderr.close()
+    frame = pd.read_csv(output, keep_default_na=False)
+    assert len(frame) == rows and frame.name.tolist() == [f"m{i}" for i in range(rows)]
+    assert not lock_path(output).exists()
+
+
+def test_a_killed_client_then_resume(client, model_path, esol_path, tmp_path):
+    path, rows = _large_smi(esol_path, tmp_path)
+    output = tmp_path / "out.csv"
+    parts = Path(f"{output}.parts")
+    args = [
+        "predict",
+        str(path),
+        "--model",
+        str(model_path),
+        "--scheduler",
+        client.scheduler.address,
+        "--shard-size",
+        "500",
+        "-o",
+        str(output),
+    ]
+    first = _client_process(args)
+    try:
+        _poll(lambda: any(parts.glob("shard-*.parquet")) or first.poll() is not None, what="a first part")
+        first.kill()
+    finally:
+        first.wait()
+        first.stderr.close()
+    _wait_idle(client)
+    _, err, code = run_cli(*args, "--resume")
+    assert code == 0, err
+    frame = pd.read_csv(output, keep_default_na=False)
+    assert len(frame) == rows and frame.name.tolist() == [f"m{i}" for i in range(rows)]
+
+
+def test_the_torture_set_through_the_cluster_loses_no_worker(client, model_path, tmp_path):
+    from tests.integration.test_torture import TORTURE
+
+    path = tmp_path / "torture.csv"
+    pd.DataFrame({"smiles": [s for s, _ in TORTURE.values()], "name": list(TORTURE)}).to_csv(path, index=False)
+    before = set(client.scheduler_info()["workers"])
+    got, summary = _distributed(client, model_path, path, tmp_path / "parts", shard_size=4)
+    frame = pd.read_csv(io.StringIO(got), keep_default_na=False)
+    assert frame.name.tolist() == list(TORTURE)
+    for name, status in zip(frame.name, frame.status):
+        assert TORTURE[name][1] is None or status == TORTURE[name][1], (name, status)
+    assert set(client.scheduler_info()["workers"]) == before  # no worker lost
+
+
 def test_a_worker_killed_mid_run_loses_and_repeats_no_row(client, model_path, messy_smiles, tmp_path):
     """SIGKILL to a worker that is running a shard: Dask runs the shard again elsewhere."""
     path = tmp_path / "in.smi"
