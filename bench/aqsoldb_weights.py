@@ -9,7 +9,7 @@ from catboost import CatBoostRegressor
 
 from scoremol.data.read import MoleculeChunk
 from scoremol.featurizers.dataset import FeaturizerSettings
-from scoremol.parallel import featurize_all
+from scoremol.featurizers.parallel import featurize_all
 
 d = pd.read_csv("data/aqsoldb.csv")
 s = pd.read_csv("data/aqsoldb_split.csv")

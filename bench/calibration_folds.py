@@ -19,8 +19,8 @@ import numpy as np
 from rdkit import Chem, RDLogger
 
 import scoremol.training.holdout as holdout
+from scoremol.api import ScoreRegressor
 from scoremol.data.splits import scaffold_of
-from scoremol.models.estimator import ScoreRegressor
 
 sys.path.insert(0, str(Path(__file__).parent))
 from uncertainty_benchmark import SPECS, aqsoldb_split, evaluate, metrics_of  # noqa: E402

@@ -24,11 +24,12 @@ from rdkit import Chem, DataStructs, RDLogger
 from rdkit.Chem import rdFingerprintGenerator
 from scipy.stats import spearmanr
 
+from scoremol.api import ScoreRegressor
 from scoremol.calibration.domain import neighbour_distance
 from scoremol.data.collate import collate_arrays
+from scoremol.data.read import smiles_chunk
 from scoremol.featurizers.dataset import featurize_chunk
 from scoremol.models.checkpoint import load_model
-from scoremol.models.estimator import ScoreRegressor, _chunk
 from scoremol.nn.head import get_descriptors
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -37,7 +38,7 @@ from uncertainty_benchmark import SPECS, aqsoldb_split  # noqa: E402
 
 def spaces(model, smiles):
     """Per member: head (last hidden layer) and readout vectors; the featurized data; the prediction."""
-    data = featurize_chunk(_chunk(list(smiles)), model.featurizer)
+    data = featurize_chunk(smiles_chunk(list(smiles)), model.featurizer)
     ids = np.arange(data.num_graphs)
     desc = model.scaled_descriptors(None if data.descriptors is None else data.descriptors[ids])
     out = {}

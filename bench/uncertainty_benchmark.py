@@ -23,10 +23,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from scoremol.api import ScoreRegressor
 from scoremol.calibration.metrics import COVERAGES, coverage_key, uncertainty_metrics
+from scoremol.data.read import smiles_chunk
 from scoremol.data.registry import resolve
 from scoremol.featurizers.dataset import featurize_chunk
-from scoremol.models.estimator import ScoreRegressor, _chunk
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = {"default": {}, "fast": {"preset": "fast"}}
@@ -35,7 +36,7 @@ GRID = np.round(np.arange(0.05, 1.0, 0.05), 2)
 
 def evaluate(model, smiles: list[str], y: np.ndarray) -> pd.DataFrame:
     """One row per molecule: truth, prediction, intervals over GRID, similarity, domain."""
-    data = featurize_chunk(_chunk(smiles), model.featurizer)
+    data = featurize_chunk(smiles_chunk(smiles), model.featurizer)
     result = model.predict_full(data)
     calibration = model.calibration[0]
     frame = pd.DataFrame({"smiles": np.asarray(smiles)[data.graph_row], "y": y[data.graph_row]})

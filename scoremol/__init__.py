@@ -5,19 +5,14 @@ the command line's defaults (:class:`TrainingSpec`). Both are imported on first 
 ``import scoremol`` stays cheap.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("scoremol")
-except PackageNotFoundError:  # running from a source tree without install
-    __version__ = "0.0.0+unknown"
+from scoremol.version import __version__
 
 __all__ = ["ScoreRegressor", "TrainingSpec", "__version__"]
 
 
 def __getattr__(name: str):
     if name == "ScoreRegressor":
-        from scoremol.models.estimator import ScoreRegressor
+        from scoremol.api import ScoreRegressor
 
         return ScoreRegressor
     if name == "TrainingSpec":

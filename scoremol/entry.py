@@ -15,31 +15,8 @@ from __future__ import annotations
 import atexit
 import os
 import sys
-import time
 
-#: When the command started (before the heavy imports), for wall times users can trust.
-STARTED = time.perf_counter()
-
-
-def _flush_streams() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`| head`) or stream: nothing left to tell
-            pass
-
-
-def exit_interrupted(message: str, code: int) -> None:
-    """Report an interrupt and exit with ``code``, always.
-
-    ``sys.exit`` is not enough: when Ctrl-C lands inside certain imports, CPython marks the
-    interrupt as unhandled and, at shutdown, kills the process with SIGINT (status -2)
-    despite our exit code. ``finally`` blocks (atomic writes, the worker pool) have already
-    run by the time the exception reaches the caller, so exiting at once loses nothing.
-    """
-    print(message, file=sys.stderr)
-    _flush_streams()
-    os._exit(code)
+from scoremol.process import exit_interrupted, flush_streams
 
 
 def exit_code(code: object) -> int:
@@ -60,7 +37,7 @@ def fast_exit(code: object) -> None:
     """
     status = exit_code(code)
     atexit._run_exitfuncs()
-    _flush_streams()
+    flush_streams()
     os._exit(status)
 
 

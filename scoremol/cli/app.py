@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from scoremol import __version__
-from scoremol.entry import exit_interrupted
 from scoremol.errors import ScoremolError, describe_os_error
+from scoremol.process import exit_interrupted
+from scoremol.version import __version__
 
 
 def _hide_flag_types() -> None:

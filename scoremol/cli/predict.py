@@ -220,10 +220,10 @@ def predict(
 
     from scoremol.data.lock import output_lock
     from scoremol.device import resolve_device
-    from scoremol.entry import STARTED
     from scoremol.inference.predict import OutputOptions
     from scoremol.models.checkpoint import load_model
     from scoremol.pretrained import resolve_model
+    from scoremol.process import STARTED
 
     path, smiles = resolve_inputs(inputs)
     distributed = _check_distributed_options(

@@ -21,7 +21,6 @@ import pandas as pd
 from rdkit import Chem
 
 from scoremol.errors import ScoremolError
-from scoremol.featurizers.molecule import STATUS_INVALID, ParsedMolecule, finish_molecule, parse_molecule
 
 FORMATS = ("csv", "tsv", "smi", "sdf", "parquet")
 SMILES_NAMES = ("smiles", "SMILES", "Smiles")
@@ -62,17 +61,11 @@ class MoleculeChunk:
     def __len__(self) -> int:
         return len(self.smiles)
 
-    def parse(self, standardize: bool = True) -> list[ParsedMolecule]:
-        """Parse and standardize every row; never raises, one result per row."""
-        if self.mols is None:
-            return [parse_molecule(s, standardize) for s in self.smiles]
-        out = []
-        for mol, err in zip(self.mols, self.errors or [""] * len(self.mols)):
-            if mol is None:
-                out.append(ParsedMolecule(None, STATUS_INVALID, err or "record could not be parsed"))
-            else:
-                out.append(finish_molecule(mol, standardize))
-        return out
+
+def smiles_chunk(smiles: list[str], extra: dict[str, object] | None = None) -> MoleculeChunk:
+    """A chunk from SMILES held in memory (a ``smiles`` column, plus ``extra`` columns)."""
+    frame = pd.DataFrame({"smiles": smiles, **(extra or {})})
+    return MoleculeChunk(frame, list(smiles), 0, "smiles")
 
 
 @dataclass
@@ -96,7 +89,7 @@ def detect_format(path: str, fmt: str | None = None) -> str | None:
     return _EXTENSIONS.get(Path(path).suffix.lower())
 
 
-class _Prefixed(io.RawIOBase):
+class PrefixedStream(io.RawIOBase):
     """A byte stream that replays bytes already read (for sniffing stdin) before the rest."""
 
     def __init__(self, prefix: bytes, rest: BinaryIO) -> None:
@@ -128,7 +121,7 @@ def _open_binary(path: str) -> BinaryIO:
     return open(p, "rb")
 
 
-def _sniff(first_line: bytes, smiles_col: str | None) -> str:
+def sniff_format(first_line: bytes, smiles_col: str | None) -> str:
     """Guess csv/tsv/smi from the first line (a header naming the SMILES column => table)."""
     text = first_line.decode("utf-8-sig", errors="replace").strip()
     wanted = {smiles_col.lower()} if smiles_col else {"smiles"}
@@ -167,7 +160,7 @@ def _check_header(header: list[str]) -> None:
         raise ScoremolError(f"duplicate column names in header: {', '.join(dupes)}")
 
 
-def _iter_table(stream: BinaryIO, sep: str, smiles_col: str | None, chunk_size: int) -> Iterator[MoleculeChunk]:
+def iter_table(stream: BinaryIO, sep: str, smiles_col: str | None, chunk_size: int) -> Iterator[MoleculeChunk]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
     try:
         first = text.readline()
@@ -233,7 +226,7 @@ class _ChainText(io.TextIOBase):
         return line
 
 
-def _iter_smi(stream: BinaryIO, chunk_size: int, header: bool = True) -> Iterator[MoleculeChunk]:
+def iter_smi(stream: BinaryIO, chunk_size: int, header: bool = True) -> Iterator[MoleculeChunk]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline=None)
     try:
         yield from _smi_chunks(text, chunk_size, header)
@@ -265,7 +258,7 @@ def _smi_chunks(text: io.TextIOBase, chunk_size: int, header: bool = True) -> It
         yield MoleculeChunk(pd.DataFrame({"smiles": smiles, "name": names}), smiles, start)
 
 
-def _iter_sdf(stream: BinaryIO, chunk_size: int, first_record: int = 0) -> Iterator[MoleculeChunk]:
+def iter_sdf(stream: BinaryIO, chunk_size: int, first_record: int = 0) -> Iterator[MoleculeChunk]:
     """Records of an SDF; ``first_record`` numbers them in messages (a shard's offset)."""
     supplier = Chem.ForwardSDMolSupplier(stream, sanitize=True, removeHs=True)
     start = 0
@@ -322,8 +315,8 @@ def iter_chunks(
             first = stream.readline()
             if not first:
                 raise ScoremolError("input is empty")
-            kind = _sniff(first, smiles_col)
-            stream = io.BufferedReader(_Prefixed(first, stream))
+            kind = sniff_format(first, smiles_col)
+            stream = io.BufferedReader(PrefixedStream(first, stream))
         if kind == "parquet":
             if path == "-":
                 raise ScoremolError("Parquet input must be a file, not standard input")
@@ -331,13 +324,13 @@ def iter_chunks(
         elif kind == "sdf":
             if smiles_col is not None:
                 raise ScoremolError("smiles_col does not apply to SDF input")
-            yield from _iter_sdf(stream, chunk_size)
+            yield from iter_sdf(stream, chunk_size)
         elif kind == "smi":
             if smiles_col not in (None, "smiles"):
                 raise ScoremolError("smiles_col does not apply to .smi input (SMILES is the first field)")
-            yield from _iter_smi(stream, chunk_size)
+            yield from iter_smi(stream, chunk_size)
         else:
-            yield from _iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
+            yield from iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
 
 
 def parquet_module():

@@ -17,7 +17,7 @@ from scoremol.data.registry import cache_dir, sha256_file
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FORMAT_VERSION, FeaturizedDataset, FeaturizerSettings
 from scoremol.featurizers.molecule import PARSE_RULES_VERSION
-from scoremol.parallel import featurize_all
+from scoremol.featurizers.parallel import featurize_all
 
 
 def cache_key(source_sha256: str, smiles_col: str | None, fmt: str | None, settings: FeaturizerSettings) -> str:

@@ -24,7 +24,7 @@ from scoremol.data.read import MoleculeChunk
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.descriptors import ALL_DESCRIPTORS, compute_descriptor_matrix, descriptor_names
 from scoremol.featurizers.graph import ATOM_DIM, BOND_DIM, featurizer_fingerprint, mol_to_arrays
-from scoremol.featurizers.molecule import STATUS_OK
+from scoremol.featurizers.molecule import STATUS_OK, parse_chunk
 
 if TYPE_CHECKING:
     import torch
@@ -229,7 +229,7 @@ class FeaturizedDataset:
 
 def featurize_chunk(chunk: MoleculeChunk, settings: FeaturizerSettings) -> FeaturizedDataset:
     """Parse, standardize and featurize every row of ``chunk`` (never raises per row)."""
-    parsed = chunk.parse(settings.standardize)
+    parsed = parse_chunk(chunk, settings.standardize)
     status = [p.status for p in parsed]
     reason = [p.reason for p in parsed]
     graph_row, xs, eis, eas, mols = [], [], [], [], []

@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 from rdkit import Chem, RDLogger
 from rdkit.Chem.MolStandardize import rdMolStandardize
+
+if TYPE_CHECKING:
+    from scoremol.data.read import MoleculeChunk
 
 RDLogger.DisableLog("rdApp.*")  # failures are reported per row instead of on stderr
 
@@ -206,3 +210,17 @@ def finish_molecule(mol: Chem.Mol, standardize: bool, smiles: str | None = None)
     # bracket-free groups (CN(=O)=O becomes C[N+](=O)[O-])
     known = _known_traits(from_text and is_plain_smiles(smiles), organic_subset, neutral)
     return ParsedMolecule(mol, STATUS_OK, "; ".join(n for n in (note, domain) if n), known)
+
+
+def parse_chunk(chunk: MoleculeChunk, standardize: bool = True) -> list[ParsedMolecule]:
+    """Parse and standardize every row of a chunk (SMILES, or the structures an SDF carried);
+    never raises, one result per row."""
+    if chunk.mols is None:
+        return [parse_molecule(s, standardize) for s in chunk.smiles]
+    out = []
+    for mol, err in zip(chunk.mols, chunk.errors or [""] * len(chunk.mols)):
+        if mol is None:
+            out.append(ParsedMolecule(None, STATUS_INVALID, err or "record could not be parsed"))
+        else:
+            out.append(finish_molecule(mol, standardize))
+    return out

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, TextIO
 
 import pandas as pd
 
-from scoremol import __version__
 from scoremol.data.atomic import atomic_write
 from scoremol.data.read import parquet_module
 from scoremol.errors import ScoremolError
@@ -52,6 +51,7 @@ from scoremol.inference.predict import (
     predict_part,
 )
 from scoremol.inference.shards import Shard, ShardPlan, iter_shard_chunks, parse_shard_size, plan_shards
+from scoremol.version import __version__
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -488,7 +488,7 @@ def dask_client(scheduler: str, workers: int | None = None) -> Iterator[Client]:
         finally:
             client.close()
         return
-    from scoremol.parallel import default_workers
+    from scoremol.featurizers.parallel import default_workers
 
     cluster = LocalCluster(
         n_workers=workers or default_workers(),

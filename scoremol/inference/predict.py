@@ -25,9 +25,9 @@ from scoremol.data.read import MoleculeChunk, iter_chunks
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.featurizers.molecule import STATUS_OK
+from scoremol.featurizers.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
 from scoremol.inference.output import FrameSink, as_sink
 from scoremol.models.trained import TrainedModel
-from scoremol.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
 from scoremol.spec import DEFAULT_COVERAGE
 
 
@@ -276,16 +276,19 @@ def molar_masses(chunk: MoleculeChunk, rows: np.ndarray, standardize: bool) -> n
     """Average molar mass (g/mol) of the predicted form of each of ``rows`` (those with a graph)."""
     from rdkit.Chem.Descriptors import MolWt
 
+    from scoremol.featurizers.molecule import parse_chunk
+
     if len(rows) == 0:
         return np.zeros(0)
-    parsed = MoleculeChunk(
+    part = MoleculeChunk(
         chunk.frame.iloc[rows],
         [chunk.smiles[r] for r in rows],
         0,
         chunk.smiles_col,
         None if chunk.mols is None else [chunk.mols[r] for r in rows],
         None if chunk.errors is None else [chunk.errors[r] for r in rows],
-    ).parse(standardize)
+    )
+    parsed = parse_chunk(part, standardize)
     return np.array([MolWt(p.mol) if p.mol is not None else np.nan for p in parsed])
 
 

@@ -30,15 +30,15 @@ from typing import BinaryIO
 
 from scoremol.data.read import (
     MoleculeChunk,
-    _iter_sdf,
-    _iter_smi,
-    _iter_table,
-    _Prefixed,
-    _sniff,
+    PrefixedStream,
     detect_format,
     iter_chunks,
     iter_parquet,
+    iter_sdf,
+    iter_smi,
+    iter_table,
     open_parquet,
+    sniff_format,
 )
 from scoremol.errors import ScoremolError
 
@@ -127,7 +127,7 @@ def _kind(path: str, fmt: str | None, smiles_col: str | None) -> str:
     kind = detect_format(path, fmt)
     if kind is None:
         with open(path, "rb") as handle:
-            kind = _sniff(handle.readline(), smiles_col)
+            kind = sniff_format(handle.readline(), smiles_col)
     return kind
 
 
@@ -292,19 +292,19 @@ def iter_shard_chunks(plan: ShardPlan, shard: Shard, chunk_size: int = 2000) -> 
     with open(plan.path, "rb") as handle:
         window = _Range(handle, shard.start, shard.stop)
         if plan.kind == "sdf":
-            yield from _iter_sdf(io.BufferedReader(window), chunk_size, first_record=shard.first_record)
+            yield from iter_sdf(io.BufferedReader(window), chunk_size, first_record=shard.first_record)
         elif plan.kind == "smi":
-            yield from _iter_smi(io.BufferedReader(window), chunk_size, header=shard.start == 0)
+            yield from iter_smi(io.BufferedReader(window), chunk_size, header=shard.start == 0)
         else:
             yield from _table_shard(plan, window, chunk_size)
 
 
 def _table_shard(plan: ShardPlan, window: _Range, chunk_size: int) -> Iterator[MoleculeChunk]:
     """CSV/TSV rows of a shard, the header in front; checks that every line was one row."""
-    stream = io.BufferedReader(_Prefixed(plan.header.encode("latin-1"), window))
+    stream = io.BufferedReader(PrefixedStream(plan.header.encode("latin-1"), window))
     rows = 0
     try:
-        for chunk in _iter_table(stream, "," if plan.kind == "csv" else "\t", plan.smiles_col, chunk_size):
+        for chunk in iter_table(stream, "," if plan.kind == "csv" else "\t", plan.smiles_col, chunk_size):
             rows += len(chunk)
             yield chunk
     except ScoremolError as exc:

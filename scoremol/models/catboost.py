@@ -2,15 +2,16 @@
 
 Graph and dense models train through :mod:`scoremol.training.fit`; this is the non-neural
 reference the SCORE paper compares against (0.563 RMSE on ESOL), and the tree half of a
-blended model (``--blend-catboost``, :class:`scoremol.models.trained.TreeBlend`): its errors are
+blended model (``--blend-catboost``, :class:`TreeBlend`): its errors are
 the least correlated with a GNN ensemble's of anything in the ESOL study.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 from rdkit.Chem import rdFingerprintGenerator
-from sklearn.model_selection import train_test_split
 
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset
@@ -58,6 +59,7 @@ def fit_catboost(
     split of them, or (``val_fraction`` 0) a fixed number of trees on all of them. Returns
     the model and its best iteration."""
     from catboost import CatBoostRegressor
+    from sklearn.model_selection import train_test_split  # imported on use: predicting needs no sklearn
 
     if iterations is None:
         iterations = MAX_TREES if val_fraction > 0 else FIXED_TREES
@@ -115,6 +117,54 @@ def catboost_from_bytes(blob: bytes):
     return CatBoostRegressor().load_model(blob=blob)
 
 
+@dataclass
+class TreeBlend:
+    """CatBoost models on RDKit descriptors, one per target, each blended into the GNN
+    ensemble's mean of its target: ``(1 - weight) * gnn + weight * tree``. A target without
+    a tree (``None``) keeps the networks' mean. A model with no networks is the tree alone
+    (weight 1: the CatBoost baseline saved as a model).
+
+    The trees are kept in CatBoost's own binary format (``blobs``), never pickled, and read
+    every descriptor the model's featurizer computes.
+    """
+
+    blobs: list[bytes | None]
+    weight: float
+    best_iterations: list[int] = field(default_factory=list)
+    _models: list | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def best_iteration(self) -> int:
+        """Trees in the first target's model (the only one of a single-target model)."""
+        return self.best_iterations[0] if self.best_iterations else 0
+
+    def boosters(self) -> list:
+        """The CatBoost models, read from their bytes once (None where a target has none)."""
+        if self._models is None:
+            self._models = [None if b is None else catboost_from_bytes(b) for b in self.blobs]
+        return self._models
+
+    def predict(self, raw_descriptors: np.ndarray) -> np.ndarray:
+        """Tree predictions ``[G, T]`` from raw (unscaled, NaN = missing) descriptors; NaN
+        for a target without a tree."""
+        out = np.full((len(raw_descriptors), len(self.blobs)), np.nan)
+        if len(raw_descriptors) == 0:
+            return out
+        x = np.asarray(raw_descriptors, dtype=np.float32)
+        for t, booster in enumerate(self.boosters()):
+            if booster is not None:
+                out[:, t] = booster.predict(x)
+        return out
+
+    def blend(self, mean: np.ndarray, raw_descriptors: np.ndarray) -> np.ndarray:
+        """The networks' mean ``[G, T]`` with each tree blended into its own target."""
+        tree = self.predict(raw_descriptors)
+        out = mean.copy()
+        has = np.array([b is not None for b in self.blobs])
+        out[:, has] = (1.0 - self.weight) * mean[:, has] + self.weight * tree[:, has]
+        return out
+
+
 def fit_booster(
     data: FeaturizedDataset, target: str, rows: np.ndarray, seed: int = 0, val_fraction: float = 0.0
 ) -> tuple[bytes, int]:
@@ -137,8 +187,6 @@ def fit_tree_blend(
     """One CatBoost model per target (on the rows of ``rows`` that have its label; none
     for a target with fewer than ``min_labels``), stored as a
     :class:`~scoremol.models.trained.TreeBlend` of ``weight`` (1: the tree alone)."""
-    from scoremol.models.trained import TreeBlend
-
     blobs, best = [], []
     for target in targets:
         y = data.column_values(target)[rows]

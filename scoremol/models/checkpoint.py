@@ -18,14 +18,15 @@ from pathlib import Path
 
 import torch
 
-from scoremol import __version__
 from scoremol.calibration import Calibration, Domain
 from scoremol.data.atomic import atomic_write
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizerSettings
-from scoremol.models.trained import Member, TrainedModel, TreeBlend
+from scoremol.models.catboost import TreeBlend
+from scoremol.models.trained import Member, TrainedModel
 from scoremol.nn import ModelConfig
+from scoremol.version import __version__
 
 FORMAT_NAME = "scoremol-model"
 FORMAT_VERSION = 1

@@ -19,6 +19,7 @@ from scoremol.data.collate import GraphBatch, collate_arrays, collate_graphs
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, network_featurizer
+from scoremol.models.catboost import TreeBlend
 from scoremol.nn import ModelConfig, build_model, count_parameters
 
 if TYPE_CHECKING:
@@ -38,56 +39,6 @@ class Member:
     history: list[dict] = field(default_factory=list)
     #: while training only: scaled predictions and embeddings of every training graph
     outputs: tuple[np.ndarray, torch.Tensor] | None = field(default=None, repr=False, compare=False)
-
-
-@dataclass
-class TreeBlend:
-    """CatBoost models on RDKit descriptors, one per target, each blended into the GNN
-    ensemble's mean of its target: ``(1 - weight) * gnn + weight * tree``. A target without
-    a tree (``None``) keeps the networks' mean. A model with no networks is the tree alone
-    (weight 1: the CatBoost baseline saved as a model).
-
-    The trees are kept in CatBoost's own binary format (``blobs``), never pickled, and read
-    every descriptor the model's featurizer computes.
-    """
-
-    blobs: list[bytes | None]
-    weight: float
-    best_iterations: list[int] = field(default_factory=list)
-    _models: list | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def best_iteration(self) -> int:
-        """Trees in the first target's model (the only one of a single-target model)."""
-        return self.best_iterations[0] if self.best_iterations else 0
-
-    def boosters(self) -> list:
-        """The CatBoost models, read from their bytes once (None where a target has none)."""
-        if self._models is None:
-            from scoremol.models.catboost import catboost_from_bytes
-
-            self._models = [None if b is None else catboost_from_bytes(b) for b in self.blobs]
-        return self._models
-
-    def predict(self, raw_descriptors: np.ndarray) -> np.ndarray:
-        """Tree predictions ``[G, T]`` from raw (unscaled, NaN = missing) descriptors; NaN
-        for a target without a tree."""
-        out = np.full((len(raw_descriptors), len(self.blobs)), np.nan)
-        if len(raw_descriptors) == 0:
-            return out
-        x = np.asarray(raw_descriptors, dtype=np.float32)
-        for t, booster in enumerate(self.boosters()):
-            if booster is not None:
-                out[:, t] = booster.predict(x)
-        return out
-
-    def blend(self, mean: np.ndarray, raw_descriptors: np.ndarray) -> np.ndarray:
-        """The networks' mean ``[G, T]`` with each tree blended into its own target."""
-        tree = self.predict(raw_descriptors)
-        out = mean.copy()
-        has = np.array([b is not None for b in self.blobs])
-        out[:, has] = (1.0 - self.weight) * mean[:, has] + self.weight * tree[:, has]
-        return out
 
 
 @dataclass

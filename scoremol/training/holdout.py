@@ -21,7 +21,7 @@ from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
-from scoremol.models.trained import TreeBlend
+from scoremol.models.catboost import TreeBlend
 
 #: folds when no validation split sets their number: each member trains on 90 %
 HOLDOUT_FOLDS = 10

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from scoremol.parallel import default_workers, signals_held, start_worker
+from scoremol.featurizers.parallel import default_workers, signals_held, start_worker
 
 #: What the forked workers inherit: set just before the pool starts, cleared after.
 _SHARED: dict[str, Any] = {}

@@ -96,8 +96,8 @@ def test_all_targets_missing_is_a_one_line_error(tmp_path):
     src = tmp_path / "train.csv"
     src.write_text("smiles,y\nCCO,\nCCCO,abc\n")
     _, err, rc = run_cli("train", str(src), "--target", "y", "--epochs", "2", "-o", str(tmp_path / "m.pt"))
-    assert rc == 1 and "numeric target" in err and len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "m.pt").exists()
+    assert rc == 1 and "no usable target values" in err and "rows 2 ('abc')" in err, err
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "m.pt").exists()
 
 
 @pytest.mark.parametrize("damage", ["truncated", "corrupted", "newer version", "not a model", "empty"])

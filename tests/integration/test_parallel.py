@@ -11,7 +11,7 @@ from torch_geometric.data import Batch
 from scoremol.data.collate import collate_arrays, collate_graphs
 from scoremol.data.read import MoleculeChunk, iter_chunks, read_input
 from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
-from scoremol.parallel import concat_datasets, featurize_all, iter_featurized, split_chunk
+from scoremol.featurizers.parallel import concat_datasets, featurize_all, iter_featurized, split_chunk
 
 SMILES = ["CCO", "", "c1ccccc1O", "not a smiles", "[Na+].[Cl-]", "CC(=O)Oc1ccccc1C(=O)O", "C", "[Fe]", "O=C=O"] * 7
 
@@ -84,7 +84,7 @@ def test_a_signal_during_a_fork_is_held_then_raised():
 
     script = (
         "import os, signal\n"
-        "from scoremol.parallel import signals_held\n"
+        "from scoremol.featurizers.parallel import signals_held\n"
         "try:\n"
         "    with signals_held():\n"
         "        os.kill(os.getpid(), signal.SIGINT)\n"

@@ -11,6 +11,7 @@ from rdkit import Chem
 from scoremol.data.atomic import atomic_write
 from scoremol.data.read import iter_chunks, read_input
 from scoremol.errors import ScoremolError
+from scoremol.featurizers.molecule import parse_chunk
 
 
 def write(tmp_path, name: str, content: str | bytes):
@@ -48,7 +49,7 @@ def test_smi_with_names_tabs_blank_lines_and_crlf(tmp_path):
     chunk = read_input(path)
     assert chunk.smiles == ["CCO", "", "c1ccccc1", "C1CC", "O"]
     assert chunk.frame["name"].tolist() == ["ethanol", "", "benzene ring", "", ""]
-    statuses = [p.status for p in chunk.parse()]
+    statuses = [p.status for p in parse_chunk(chunk)]
     assert statuses == ["ok", "empty", "ok", "invalid", "ok"]
 
 
@@ -56,7 +57,7 @@ def test_csv_blank_lines_keep_their_rows(tmp_path):
     path = write(tmp_path, "a.csv", "smiles,y\nCCO,1\n\nxyz,2\n,3\n")
     chunk = read_input(path)
     assert len(chunk) == 4
-    assert [p.status for p in chunk.parse()] == ["ok", "empty", "invalid", "empty"]
+    assert [p.status for p in parse_chunk(chunk)] == ["ok", "empty", "invalid", "empty"]
 
 
 def test_bom_and_non_utf8_bytes(tmp_path):
@@ -75,7 +76,7 @@ def test_sdf_keeps_properties_and_failed_records(tmp_path):
     path = write(tmp_path, "a.sdf", block + broken + block)
     chunk = read_input(path)
     assert len(chunk) == 3
-    parsed = chunk.parse()
+    parsed = parse_chunk(chunk)
     assert [p.status for p in parsed] == ["ok", "invalid", "ok"]
     assert "SDF record 2" in parsed[1].reason
     assert chunk.frame["name"].tolist()[0] == "ethanol"

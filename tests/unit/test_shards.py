@@ -11,6 +11,7 @@ from rdkit import Chem
 
 from scoremol.data.read import iter_chunks
 from scoremol.errors import ScoremolError
+from scoremol.featurizers.molecule import parse_chunk
 from scoremol.inference.shards import (
     QUOTED_NEWLINE_HINT,
     ShardPlan,
@@ -148,8 +149,8 @@ def test_sdf_shards_are_whole_records_numbered_as_in_the_file(tmp_path, untermin
     pd.testing.assert_frame_equal(
         pd.concat([c.frame for c in parts], ignore_index=True), pd.concat([c.frame for c in whole], ignore_index=True)
     )
-    reasons = [p.reason for c in parts for p in c.parse()]
-    assert reasons == [p.reason for c in whole for p in c.parse()]
+    reasons = [p.reason for c in parts for p in parse_chunk(c)]
+    assert reasons == [p.reason for c in whole for p in parse_chunk(c)]
     assert "SDF record 18 " in reasons[17] + " "  # numbered in the whole file, not the shard
 
 

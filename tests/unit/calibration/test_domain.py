@@ -43,9 +43,9 @@ def test_similarity_scale():
 
 
 def featurized(smiles: list[str]):
-    from scoremol.models.estimator import _chunk
+    from scoremol.data.read import smiles_chunk
 
-    return featurize_chunk(_chunk(smiles), FeaturizerSettings())
+    return featurize_chunk(smiles_chunk(smiles), FeaturizerSettings())
 
 
 def test_unseen_elements_charges_and_sizes_are_out():

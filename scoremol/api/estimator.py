@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from scoremol.data.read import smiles_chunk
 from scoremol.errors import ScoremolError
 from scoremol.spec import TrainingSpec
 
@@ -29,13 +30,6 @@ def _smiles_list(smiles: Sequence[str] | pd.Series | np.ndarray) -> list[str]:
     if isinstance(smiles, str):
         raise TypeError("pass a sequence of SMILES strings, not one string")
     return [str(s) for s in smiles]
-
-
-def _chunk(smiles: list[str], extra: dict[str, Any] | None = None):
-    from scoremol.data.read import MoleculeChunk
-
-    frame = pd.DataFrame({"smiles": smiles, **(extra or {})})
-    return MoleculeChunk(frame, smiles, 0, "smiles")
 
 
 class ScoreRegressor:
@@ -65,7 +59,7 @@ class ScoreRegressor:
     def fit(self, smiles: Sequence[str], y: Sequence[float] | np.ndarray, target: str | None = None) -> ScoreRegressor:
         """Train on ``smiles`` with targets ``y`` (``[n]``, or ``[n, T]`` for several targets;
         NaN = not measured). ``target`` names a single target (default: ``y``'s name or "y")."""
-        from scoremol.parallel import featurize_all
+        from scoremol.featurizers.parallel import featurize_all
         from scoremol.training.setup import feature_plan, fit_spec
 
         smiles = _smiles_list(smiles)
@@ -85,7 +79,7 @@ class ScoreRegressor:
         else:
             names = [str(c) for c in getattr(y, "columns", [f"y{t}" for t in range(values.shape[1])])]
         plan = feature_plan(self.spec)
-        data = featurize_all(_chunk(smiles, {n: values[:, t] for t, n in enumerate(names)}), plan.settings)
+        data = featurize_all(smiles_chunk(smiles, {n: values[:, t] for t, n in enumerate(names)}), plan.settings)
         self.n_failed_ = data.num_failed
         self.model_ = fit_spec(data, names, self.spec, plan.network_descriptors)
         return self
@@ -102,7 +96,7 @@ class ScoreRegressor:
 
         model = self._trained()
         smiles = _smiles_list(smiles)
-        result = predict_part(model, _chunk(smiles), batch_size=256, device=self.spec.device)
+        result = predict_part(model, smiles_chunk(smiles), batch_size=256, device=self.spec.device)
         n_targets = len(model.target_names)
         mean = np.full((len(smiles), n_targets), np.nan)
         std = np.full((len(smiles), n_targets), np.nan)
@@ -125,7 +119,7 @@ class ScoreRegressor:
         if model.calibration is None:
             raise ScoremolError("this model has no calibration (trained with calibrate=False or too few molecules)")
         smiles = _smiles_list(smiles)
-        result = predict_part(model, _chunk(smiles), batch_size=256, device=self.spec.device)
+        result = predict_part(model, smiles_chunk(smiles), batch_size=256, device=self.spec.device)
         mean = result.mean[:, target]
         lo, hi = model.calibration[target].interval(mean, result.difficulty(target), coverage or DEFAULT_COVERAGE)
         out = np.full((3, len(smiles)), np.nan)
