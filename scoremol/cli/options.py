@@ -8,35 +8,20 @@ drop out and the help shows the spec's own defaults.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import typing
 from typing import Annotated, Optional
 
 import typer
+from rich.markup import escape
 
 from scoremol.errors import ScoremolError
-from scoremol.spec import (
-    BASELINE_ARCHITECTURES,
-    DENSE_ARCHITECTURES,
-    GRAPH_ARCHITECTURES,
-    PRESETS,
-    TrainingSpec,
-)
+from scoremol.spec import DEFAULT_PRESET, INPUT, PRESETS, RUN, TrainingSpec
 
-INPUT = "Input"
-MODEL = "Model"
-TRAINING = "Training"
 OUTPUT = "Output"
-RUN = "Run"
 DISTRIBUTED = "Distributed (Dask)"
-
-_DEF = TrainingSpec()
-
-
-def _preset_help(text: str, key: str) -> str:
-    values = "; ".join(f"{name}: {settings[key]:g}" for name, settings in PRESETS.items())
-    return f"{text} [dim]\\[{values}][/dim]"
 
 
 SmilesCol = Annotated[
@@ -79,207 +64,41 @@ Target = Annotated[
     ),
 ]
 
+
 #: Each TrainingSpec field as a command-line parameter (name -> annotation, default).
-_ARCHS = ", ".join(GRAPH_ARCHITECTURES + DENSE_ARCHITECTURES + BASELINE_ARCHITECTURES)
+def _preset_help(text: str, key: str) -> str:
+    def shown(value: object) -> str:
+        return ("on" if value else "off") if isinstance(value, bool) else f"{value:g}"
+
+    values = "; ".join(f"{name}: {shown(settings[key])}" for name, settings in PRESETS.items())
+    return f"{text} [dim]\\[{values}][/dim]"
+
+
+def spec_option(spec_field: dataclasses.Field, annotation: object) -> tuple[object, object]:
+    """The Typer option of a :class:`TrainingSpec` field, from its metadata (help, panel,
+    flag, bounds) and its type (a ``Literal`` becomes a choice checked at parse time)."""
+    meta = spec_field.metadata
+    flag = meta.get("flag") or "--" + spec_field.name.replace("_", "-")
+    switch = annotation in (bool, bool | None, Optional[bool])
+    if switch and "/" not in flag:
+        flag = f"{flag}/--no-{flag[2:]}"
+    decided_by_preset = spec_field.name in PRESETS[DEFAULT_PRESET]
+    text = escape(meta["help"])  # plain text in the spec; brackets are not markup
+    help_text = _preset_help(text, spec_field.name) if decided_by_preset else text
+    option = typer.Option(
+        flag,
+        help=help_text,
+        rich_help_panel=meta["panel"],
+        show_default=spec_field.default is not None,
+        **meta.get("bounds", {}),
+    )
+    return Annotated[annotation, option], spec_field.default
+
+
+_HINTS = typing.get_type_hints(TrainingSpec)
+#: Every TrainingSpec field as a command-line option, by field name.
 _SPEC_OPTIONS: dict[str, tuple[object, object]] = {
-    "preset": (
-        Annotated[
-            str,
-            typer.Option(
-                "--preset",
-                help="default: 4 networks + descriptors + CatBoost blend, 60 epochs, trained a core "
-                "each; accurate: 5 networks with early stopping over 150 epochs + the same blend (the "
-                "previous default: about 4x the training time); fast: one small graph-only network "
-                "(seconds to train, fastest prediction). Options given explicitly win.",
-                rich_help_panel=MODEL,
-            ),
-        ],
-        _DEF.preset,
-    ),
-    "arch": (Annotated[str, typer.Option("--arch", help=_ARCHS + ".", rich_help_panel=MODEL)], _DEF.arch),
-    "mode": (
-        Annotated[str, typer.Option("--mode", help="Depth mode: base, classic, skip, score.", rich_help_panel=MODEL)],
-        _DEF.mode,
-    ),
-    "dt": (
-        Annotated[float, typer.Option("--dt", help="Step size of skip/score updates.", rich_help_panel=MODEL)],
-        _DEF.dt,
-    ),
-    "steps": (
-        Annotated[int, typer.Option("--steps", help="K: stacked layers or SCORE steps.", rich_help_panel=MODEL)],
-        _DEF.steps,
-    ),
-    "integrator": (
-        Annotated[
-            str, typer.Option("--integrator", help="euler, heun, midpoint, rk4 (score mode).", rich_help_panel=MODEL)
-        ],
-        _DEF.integrator,
-    ),
-    "learnable_dt": (
-        Annotated[
-            bool,
-            typer.Option("--learnable-dt/--fixed-dt", help="Learn a step size per SCORE step.", rich_help_panel=MODEL),
-        ],
-        _DEF.learnable_dt,
-    ),
-    "readout": (
-        Annotated[str, typer.Option("--readout", help="molattfp, sum, mean.", rich_help_panel=MODEL)],
-        _DEF.readout,
-    ),
-    "hidden": (
-        Annotated[
-            Optional[int],
-            typer.Option(
-                "--hidden", help=_preset_help("Hidden width.", "hidden"), rich_help_panel=MODEL, show_default=False
-            ),
-        ],
-        None,
-    ),
-    "dropout": (
-        Annotated[
-            Optional[float],
-            typer.Option(
-                "--dropout", help=_preset_help("Dropout.", "dropout"), rich_help_panel=MODEL, show_default=False
-            ),
-        ],
-        None,
-    ),
-    "heads": (
-        Annotated[int, typer.Option("--heads", help="Attention heads (gat, transformer).", rich_help_panel=MODEL)],
-        _DEF.heads,
-    ),
-    "descriptors": (
-        Annotated[
-            Optional[bool],
-            typer.Option(
-                "--descriptors/--no-descriptors",
-                help="Fuse RDKit 2D descriptors. [dim]\\[default, accurate: on; fast: off][/dim]",
-                rich_help_panel=MODEL,
-                show_default=False,
-            ),
-        ],
-        None,
-    ),
-    "descriptor_set": (
-        Annotated[
-            Optional[str],
-            typer.Option(
-                "--descriptor-set",
-                help="fast (17 cheap), tree, all, or a comma list of RDKit names "
-                "[dim]\\[fast for graphs, all for mlp, tree for catboost][/dim]",
-                rich_help_panel=MODEL,
-                show_default=False,
-            ),
-        ],
-        None,
-    ),
-    "morgan": (
-        Annotated[
-            bool,
-            typer.Option(
-                "--morgan/--no-morgan", help="CatBoost in cv: add Morgan count fingerprints.", rich_help_panel=MODEL
-            ),
-        ],
-        _DEF.morgan,
-    ),
-    "standardize": (Standardize, _DEF.standardize),
-    "calibrate": (
-        Annotated[
-            bool,
-            typer.Option(
-                "--calibrate/--no-calibrate",
-                help="Each member holds out a tenth of the molecules (a fold each) to calibrate "
-                "prediction intervals and the applicability domain; --no-calibrate trains every "
-                "member on everything and predicts without intervals.",
-                rich_help_panel=TRAINING,
-            ),
-        ],
-        _DEF.calibrate,
-    ),
-    "epochs": (
-        Annotated[
-            Optional[int],
-            typer.Option(
-                "--epochs", help=_preset_help("Epochs at most.", "epochs"), rich_help_panel=TRAINING, show_default=False
-            ),
-        ],
-        None,
-    ),
-    "batch_size": (
-        Annotated[int, typer.Option("--batch-size", help="Molecules per step.", rich_help_panel=TRAINING)],
-        _DEF.batch_size,
-    ),
-    "lr": (
-        Annotated[
-            float, typer.Option("--lr", help="Peak learning rate (AdamW, warmup, cosine).", rich_help_panel=TRAINING)
-        ],
-        _DEF.lr,
-    ),
-    "weight_decay": (Annotated[float, typer.Option("--weight-decay", rich_help_panel=TRAINING)], _DEF.weight_decay),
-    "val_fraction": (
-        Annotated[
-            Optional[float],
-            typer.Option(
-                "--val-fraction",
-                help=_preset_help(
-                    "Held out for early stopping; 0 trains all epochs on every molecule (also CatBoost's default).",
-                    "val_fraction",
-                ),
-                rich_help_panel=TRAINING,
-                show_default=False,
-            ),
-        ],
-        None,
-    ),
-    "patience": (
-        Annotated[
-            int,
-            typer.Option("--patience", help="Epochs without improvement before stopping.", rich_help_panel=TRAINING),
-        ],
-        _DEF.patience,
-    ),
-    "ensemble": (
-        Annotated[
-            Optional[int],
-            typer.Option(
-                "--ensemble",
-                help=_preset_help("Members, each with its own seed and split.", "ensemble"),
-                rich_help_panel=TRAINING,
-                show_default=False,
-            ),
-        ],
-        None,
-    ),
-    "blend_catboost": (
-        Annotated[
-            Optional[float],
-            typer.Option(
-                "--blend-catboost",
-                help=_preset_help(
-                    "Weight of a CatBoost model on RDKit descriptors blended into the prediction (0 = off).",
-                    "blend_catboost",
-                ),
-                rich_help_panel=TRAINING,
-                show_default=False,
-            ),
-        ],
-        None,
-    ),
-    "task_balance": (
-        Annotated[
-            float,
-            typer.Option(
-                "--task-balance",
-                min=0.0,
-                max=1.0,
-                help="Several targets: 0 = every label counts once, 1 = every task counts equally.",
-                rich_help_panel=TRAINING,
-            ),
-        ],
-        _DEF.task_balance,
-    ),
-    "seed": (Annotated[int, typer.Option("--seed", rich_help_panel=TRAINING)], _DEF.seed),
-    "device": (Device, _DEF.device),
+    f.name: spec_option(f, _HINTS[f.name]) for f in dataclasses.fields(TrainingSpec)
 }
 
 

@@ -1,0 +1,48 @@
+"""The training options of `train` and `cv` are generated from TrainingSpec: every field is
+an option and every training option a field; a misspelled choice fails at parse time."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import typer.main
+
+from scoremol.cli.app import app
+from scoremol.spec import TrainingSpec
+from tests.conftest import run_cli
+
+#: the command's own parameters, not spec fields
+OWN = {
+    "train": {"input", "target", "smiles_col", "fmt", "output"},
+    "cv": {"input", "target", "smiles_col", "fmt", "folds", "folds_file", "split", "repeats", "output_dir", "as_json"},
+}
+
+
+@pytest.mark.parametrize("command", ["train", "cv"])
+def test_every_spec_field_is_an_option_and_every_option_a_field(command):
+    click_app = typer.main.get_command(app)
+    params = {p.name for p in click_app.commands[command].params} - {"help"}
+    fields = {f.name for f in dataclasses.fields(TrainingSpec)}
+    assert params - OWN[command] == fields, (
+        f"options without a field: {sorted(params - OWN[command] - fields)}; "
+        f"fields without an option: {sorted(fields - params)}"
+    )
+    flags = {opt for p in click_app.commands[command].params for opt in p.opts}
+    assert {"--task-balance", "--blend-catboost", "--learnable-dt", "--no-standardize", "--no-calibrate"} <= flags | {
+        o for p in click_app.commands[command].params for o in p.secondary_opts
+    }
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "choices"),
+    [
+        ("--mode", "scor", "'base', 'classic', 'skip', 'score'"),
+        ("--integrator", "rk5", "'euler', 'heun', 'midpoint', 'rk4'"),
+        ("--readout", "max", "'molattfp', 'sum', 'mean'"),
+        ("--preset", "quick", "'default', 'accurate', 'fast'"),
+    ],
+)
+def test_a_misspelled_choice_fails_at_parse_time_listing_the_choices(option, value, choices):
+    _, err, code = run_cli("train", "esol", option, value, "-o", "never.pt")
+    assert code == 2 and f"is not one of {choices}" in " ".join(err.split()), err
