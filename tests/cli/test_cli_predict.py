@@ -83,9 +83,10 @@ def test_a_data_set_name_with_the_bundled_fast_model():
 def test_predict_without_model_uses_the_bundled_one():
     stdout, err, code = run_cli("predict", str(EXAMPLES))
     assert code == 0, err
-    assert "using the bundled model 'aqsoldb' (AqSolDB, 9,857 compounds" in err and "--model chooses another" in err
+    assert "using the bundled model 'multitask' (AqSolDB (water), Biogen ADME" in err and "--model chooses" in err
     frame = _frame(stdout).set_index("name")
     assert len(frame) == 22 and (frame["status"] == "ok").all()
+    assert list(frame.columns[:3]) == ["logS_pred", "logSol_pH6.8_pred", "logD_pred"]  # logS_pred stays third
     logs = frame[PRED].astype(float)
     assert logs["naphthalene"] < logs["benzene"] < logs["ethanol"]
     assert (frame[STD].astype(float) >= 0).all()

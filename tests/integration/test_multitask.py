@@ -189,3 +189,19 @@ def test_thresholds_per_target_and_solubility_in_ug_per_ml(tmp_path, esol_path):
     assert "logS_p_below" in out and "mw_p_below" not in out  # a bare number: the first target
     _, err, code = run_cli("predict", "CCO", "-m", str(path), "--threshold", "logX=1")
     assert code != 0 and "this model predicts logS, mw" in err
+
+
+@pytest.mark.slow
+def test_score_regressor_fits_a_two_column_y_with_gaps_and_blends_each_target(esol_path):
+    from scoremol import ScoreRegressor
+
+    esol = pd.read_csv(esol_path).head(160)
+    y = pd.DataFrame({"logS": esol["measured log solubility in mols per litre"], "mw": esol["Molecular Weight"] / 100})
+    y.loc[::3, "logS"] = np.nan  # a third of each column unmeasured
+    y.loc[1::3, "mw"] = np.nan
+    model = ScoreRegressor(**TINY, blend_catboost=0.3).fit(esol.smiles.str.strip(), y)
+    assert model.model_.target_names == ["logS", "mw"] and len(model.model_.tree.blobs) == 2
+    pred = model.predict(["CCO", "c1ccccc1", "not a smiles"])
+    assert pred.shape == (3, 2) and np.isnan(pred[2]).all() and np.isfinite(pred[:2]).all()
+    mean, lo, hi = model.predict_interval(["CCO", "c1ccccc1"], target=1)
+    assert np.allclose(mean, pred[:2, 1]) and (lo < mean).all() and (mean < hi).all()
