@@ -1,0 +1,114 @@
+"""Headline figures from one source: the results files under bench/results/.
+
+Run: python scripts/render_figures.py [--check]
+
+Computes each headline figure from the committed results files, writes them into
+``scoremol/pretrained/figures.json`` (the model cards of ``scoremol models`` read it) and
+into every ``<!--fig:KEY-->VALUE<!--/fig-->`` marker of the docs (README.md,
+BENCHMARKS.md, docs/usage.md). ``--check`` changes nothing and fails when a figure in the
+docs or the cards disagrees with its source; tests/test_docs_figures.py runs the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+DOCS = [ROOT / "README.md", ROOT / "BENCHMARKS.md", ROOT / "docs" / "usage.md"]
+CARDS = ROOT / "scoremol" / "pretrained" / "figures.json"
+MARKER = re.compile(r"<!--fig:([\w.\-]+)-->(.*?)<!--/fig-->")
+
+#: the AqSolDB scaffold-split sittings of the bundled AqSolDB model's recipe (5 seeds)
+AQSOLDB_RUNS = ["aqsoldb_2026-12-05b.csv", "aqsoldb_2026-12-05c.csv"]
+AQSOLDB_CARE = "standardize=False drop_inorganic=False dedupe=none"
+#: the drug-like benchmark's sitting
+DRUG_LIKE_RUN = "drug_like_2026-12-05.csv"
+
+
+def compute() -> dict[str, str]:
+    """Every headline figure, formatted as the docs print it."""
+    figures: dict[str, str] = {}
+    aqsoldb = pd.concat([pd.read_csv(RESULTS / name) for name in AQSOLDB_RUNS])
+    aqsoldb = aqsoldb[aqsoldb.care == AQSOLDB_CARE]
+    for system, rows in aqsoldb.groupby("system"):
+        figures[f"aqsoldb.{system}.mae"] = f"{rows.mae.mean():.3f}"
+        figures[f"aqsoldb.{system}.mae_std"] = f"{rows.mae.std(ddof=0):.3f}"
+        figures[f"aqsoldb.{system}.seeds"] = str(len(rows))
+    drug = pd.read_csv(RESULTS / DRUG_LIKE_RUN)
+    drug = drug[drug.get("output", pd.Series(index=drug.index, dtype=object)).isna()]  # ADMET-AI rows apart
+    for (system, task), rows in drug.groupby(["system", "task"]):
+        for metric in ("mae", "rmse", "r2", "spearman", "cover90", "width90"):
+            if metric in rows and rows[metric].notna().any():
+                figures[f"drug.{system}.{task}.{metric}"] = f"{rows[metric].mean():.3f}"
+        figures[f"drug.{system}.{task}.seeds"] = str(rows.seed.nunique())
+        figures[f"drug.{system}.train_s"] = f"{rows.train_s.median():.0f}"
+    admet = pd.read_csv(RESULTS / DRUG_LIKE_RUN)
+    if "output" in admet:
+        for _, row in admet[admet.output.notna()].iterrows():
+            figures[f"drug.admet-ai.{row.output}.spearman"] = f"{row.spearman:.3f}"
+    return figures
+
+
+def render(text: str, figures: dict[str, str]) -> tuple[str, list[str]]:
+    """``text`` with every marker's value replaced, and the markers naming no figure."""
+    unknown: list[str] = []
+
+    def put(match: re.Match) -> str:
+        key = match.group(1)
+        if key not in figures:
+            unknown.append(key)
+            return match.group(0)
+        return f"<!--fig:{key}-->{figures[key]}<!--/fig-->"
+
+    return MARKER.sub(put, text), unknown
+
+
+def disagreements(figures: dict[str, str]) -> list[str]:
+    """Every place where the docs or the cards differ from the source (empty: all agree)."""
+    problems = []
+    for doc in DOCS:
+        if not doc.is_file():
+            continue
+        text = doc.read_text()
+        for key, value in MARKER.findall(text):
+            if key not in figures:
+                problems.append(f"{doc.name}: figure {key} has no source")
+            elif value != figures[key]:
+                problems.append(f"{doc.name}: {key} reads {value}, its source says {figures[key]}")
+    cards = json.loads(CARDS.read_text()) if CARDS.is_file() else {}
+    for key, value in cards.items():
+        if figures.get(key) != value:
+            problems.append(f"{CARDS.name}: {key} reads {value}, its source says {figures.get(key)}")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    figures = compute()
+    if args.check:
+        problems = disagreements(figures)
+        print("\n".join(problems) or "every figure agrees with its source")
+        return 1 if problems else 0
+    for doc in DOCS:
+        if doc.is_file():
+            text, unknown = render(doc.read_text(), figures)
+            if unknown:
+                raise SystemExit(f"{doc.name}: no source for {', '.join(unknown)}")
+            doc.write_text(text)
+    cards = json.loads(CARDS.read_text()) if CARDS.is_file() else {}
+    CARDS.write_text(json.dumps({k: figures[k] for k in sorted(cards) if k in figures}, indent=1) + "\n")
+    print(f"{len(figures)} figures rendered")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
