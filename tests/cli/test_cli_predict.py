@@ -86,7 +86,7 @@ def test_predict_without_model_uses_the_bundled_one():
     assert "using the bundled model 'multitask' (AqSolDB (water), Biogen ADME" in err and "--model chooses" in err
     frame = _frame(stdout).set_index("name")
     assert len(frame) == 22 and (frame["status"] == "ok").all()
-    assert list(frame.columns[:3]) == ["logS_pred", "logSol_pH6.8_pred", "logD_pred"]  # logS_pred stays third
+    assert list(frame.columns[1:4]) == ["logS_pred", "logSol_pH6.8_pred", "logD_pred"]  # logS_pred stays third
     logs = frame[PRED].astype(float)
     assert logs["naphthalene"] < logs["benzene"] < logs["ethanol"]
     assert (frame[STD].astype(float) >= 0).all()
