@@ -19,11 +19,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -37,6 +34,9 @@ from scoremol.data.registry import resolve
 from scoremol.featurizers.molecule import parse_molecule
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench" / "peers"))
+from chemprop_cli import RDKIT_FEATURES, train_and_predict  # noqa: E402
+
 SPECS = {"default": {}, "fast": {"preset": "fast"}, "catboost": {"arch": "catboost"}}
 
 
@@ -100,66 +100,10 @@ def run_scoremol(
 
 
 def run_chemprop(venv: Path, rdkit: bool, seed: int, train: pd.DataFrame, test: pd.DataFrame) -> dict:
-    """chemprop's defaults on the same rows, holding out a seeded 10 % for its model choice
-    (as scoremol's networks do), on the CPU without data-loader workers."""
-    exe = str(venv / "bin" / "chemprop")
-    cpu = ["--num-workers", "0", "--accelerator", "cpu", "--devices", "1"]
-    extra = ["--molecule-featurizers", "v1_rdkit_2d_normalized"] if rdkit else []
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        train.to_csv(tmp / "train.csv", index=False)
-        test[["smiles"]].to_csv(tmp / "test.csv", index=False)
-        order = np.random.default_rng(seed).permutation(len(train))
-        n_val = int(round(0.1 * len(train)))
-        split = [{"train": sorted(order[n_val:].tolist()), "val": sorted(order[:n_val].tolist()), "test": []}]
-        (tmp / "split.json").write_text(json.dumps(split))
-        start = time.perf_counter()
-        subprocess.run(
-            [
-                exe,
-                "train",
-                "-i",
-                str(tmp / "train.csv"),
-                "-s",
-                "smiles",
-                "--target-columns",
-                "y",
-                "--task-type",
-                "regression",
-                "--splits-file",
-                str(tmp / "split.json"),
-                "--pytorch-seed",
-                str(seed),
-                "-o",
-                str(tmp / "out"),
-                *cpu,
-                *extra,
-            ],
-            check=True,
-            capture_output=True,
-        )
-        seconds = time.perf_counter() - start
-        model = sorted((tmp / "out").rglob("best*.pt"))[0]
-        subprocess.run(
-            [
-                exe,
-                "predict",
-                "-i",
-                str(tmp / "test.csv"),
-                "-s",
-                "smiles",
-                "--model-paths",
-                str(model),
-                "-o",
-                str(tmp / "pred.csv"),
-                *cpu,
-                *extra,
-            ],
-            check=True,
-            capture_output=True,
-        )
-        pred = pd.read_csv(tmp / "pred.csv").iloc[:, -1].to_numpy(dtype=float)
-    return score(pred, train, test, seconds)
+    """chemprop's defaults on the same rows (bench/peers/chemprop_cli.py), optionally with its
+    RDKit 2D descriptor features."""
+    preds, seconds = train_and_predict(venv, seed, train, ["y"], {"test": test}, RDKIT_FEATURES if rdkit else ())
+    return score(preds["test"][:, 0], train, test, seconds)
 
 
 def main() -> None:

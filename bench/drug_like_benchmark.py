@@ -45,6 +45,9 @@ from scoremol.featurizers.molecule import parse_molecule
 from scoremol.spec import TrainingSpec
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench" / "peers"))
+from chemprop_cli import train_and_predict  # noqa: E402
+
 #: task label -> (registry name, split file)
 TASKS = {
     "logS": ("aqsoldb", "aqsoldb_split.csv"),
@@ -166,69 +169,6 @@ def run_single(spec: TrainingSpec, train: dict, test: dict) -> list[dict]:
     return rows
 
 
-def chemprop_cmd(venv: Path, *args: str) -> list[str]:
-    return [str(venv / "bin" / "chemprop"), *args, "--num-workers", "0", "--accelerator", "cpu", "--devices", "1"]
-
-
-def run_chemprop(venv: Path, seed: int, train: pd.DataFrame, targets: list[str], tests: dict) -> tuple[dict, float]:
-    """chemprop's defaults on ``train`` (columns smiles + targets, NaN = missing), a seeded
-    10 % held out for its model choice; predictions per target on each test frame."""
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        train.to_csv(tmp / "train.csv", index=False)
-        order = np.random.default_rng(seed).permutation(len(train))
-        n_val = int(round(0.1 * len(train)))
-        split = [{"train": sorted(order[n_val:].tolist()), "val": sorted(order[:n_val].tolist()), "test": []}]
-        (tmp / "split.json").write_text(json.dumps(split))
-        start = time.perf_counter()
-        subprocess.run(
-            chemprop_cmd(
-                venv,
-                "train",
-                "-i",
-                str(tmp / "train.csv"),
-                "-s",
-                "smiles",
-                "--target-columns",
-                *targets,
-                "--task-type",
-                "regression",
-                "--splits-file",
-                str(tmp / "split.json"),
-                "--pytorch-seed",
-                str(seed),
-                "-o",
-                str(tmp / "out"),
-            ),
-            check=True,
-            capture_output=True,
-        )
-        seconds = time.perf_counter() - start
-        model = sorted((tmp / "out").rglob("best*.pt"))[0]
-        preds = {}
-        for label, frame in tests.items():
-            frame[["smiles"]].to_csv(tmp / "test.csv", index=False)
-            subprocess.run(
-                chemprop_cmd(
-                    venv,
-                    "predict",
-                    "-i",
-                    str(tmp / "test.csv"),
-                    "-s",
-                    "smiles",
-                    "--model-paths",
-                    str(model),
-                    "-o",
-                    str(tmp / "pred.csv"),
-                ),
-                check=True,
-                capture_output=True,
-            )
-            out = pd.read_csv(tmp / "pred.csv")
-            preds[label] = out[targets].to_numpy(dtype=float)
-    return preds, seconds
-
-
 def merged_table(train: dict) -> pd.DataFrame:
     sources = [
         MergeSource(
@@ -314,7 +254,9 @@ def main() -> None:
                 groups = [[t] for t in train] if system == "chemprop" else [list(train)]
                 for group in groups:
                     frame = train[group[0]].rename(columns={"y": group[0]}) if len(group) == 1 else merged_table(train)
-                    preds, seconds = run_chemprop(args.chemprop_venv, seed, frame, group, {t: test[t] for t in group})
+                    preds, seconds = train_and_predict(
+                        args.chemprop_venv, seed, frame, group, {t: test[t] for t in group}
+                    )
                     for k, label in enumerate(group):
                         truth = test[label].y.to_numpy()
                         rows.append(
