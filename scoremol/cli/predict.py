@@ -69,7 +69,8 @@ def predict(
         typer.Option(
             "--model",
             "-m",
-            help="Model file, or a bundled model (scoremol models): multitask (default), aqsoldb, fast, esol, esol-fast.",
+            help="Model file, or a bundled model (scoremol models): multitask (default), aqsoldb, fast, "
+            "esol, esol-fast.",
             rich_help_panel=INPUT,
             show_default=False,
         ),

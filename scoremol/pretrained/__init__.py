@@ -77,8 +77,9 @@ MODELS: dict[str, BundledModel] = {
                     "kinetic solubility in pH 6.8 buffer, log10(ug/mL) (Biogen's assay)",
                     figures(
                         "Biogen scaffold test MAE {drug.multitask.logSol_pH6.8.mae}, Spearman "
-                        "{drug.multitask.logSol_pH6.8.spearman} (chemprop multi-task {drug.chemprop-mt.logSol_pH6.8.mae}, "
-                        "{drug.chemprop-mt.logSol_pH6.8.spearman}); 90 % interval covers "
+                        "{drug.multitask.logSol_pH6.8.spearman} (chemprop multi-task "
+                        "{drug.chemprop-mt.logSol_pH6.8.mae}, {drug.chemprop-mt.logSol_pH6.8.spearman}); "
+                        "90 % interval covers "
                         "{drug.multitask.logSol_pH6.8.cover90}"
                     ),
                 ),
