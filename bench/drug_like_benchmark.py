@@ -155,9 +155,11 @@ def run_multitask(spec: TrainingSpec, train: dict, test: dict, biogen_units: str
     return rows
 
 
-def run_single(spec: TrainingSpec, train: dict, test: dict) -> list[dict]:
+def run_single(spec: TrainingSpec, train: dict, test: dict, tasks: list[str] | None = None) -> list[dict]:
     rows = []
     for label, frame in train.items():
+        if tasks and label not in tasks:
+            continue
         start = time.perf_counter()
         model = ScoreRegressor(**spec.to_dict()).fit(frame.smiles.tolist(), frame.y.to_numpy(), target=label)
         seconds = time.perf_counter() - start
@@ -222,6 +224,7 @@ def main() -> None:
     parser.add_argument("--chemprop-venv", type=Path, default=Path(tempfile.gettempdir()) / "scoremol-chemprop-venv")
     parser.add_argument("--admet-venv", type=Path, default=Path(tempfile.gettempdir()) / "admetai-venv")
     parser.add_argument("--tag", default="", help="a label for the rows (a data-care variant, a probe)")
+    parser.add_argument("--tasks", nargs="*", help="single-task systems: only these tasks (default: all three)")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / f"drug_like_{datetime.date.today()}.csv"
     )
@@ -242,7 +245,7 @@ def main() -> None:
             if system == "multitask":
                 rows = run_multitask(spec, train, test, args.biogen_units)
             elif system == "single":
-                rows = run_single(spec, train, test)
+                rows = run_single(spec, train, test, args.tasks)
             elif system == "catboost":
                 rows = run_single(
                     TrainingSpec.from_options(**{**options, "arch": "catboost", "seed": seed}), train, test
@@ -251,7 +254,9 @@ def main() -> None:
                 rows = run_admet_ai(args.admet_venv, test["logSol_pH6.8"])
             elif system in ("chemprop", "chemprop-mt"):
                 rows = []
-                groups = [[t] for t in train] if system == "chemprop" else [list(train)]
+                groups = (
+                    [[t] for t in train if not args.tasks or t in args.tasks] if system == "chemprop" else [list(train)]
+                )
                 for group in groups:
                     frame = train[group[0]].rename(columns={"y": group[0]}) if len(group) == 1 else merged_table(train)
                     preds, seconds = train_and_predict(
