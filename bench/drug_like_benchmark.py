@@ -247,9 +247,8 @@ def main() -> None:
             elif system == "single":
                 rows = run_single(spec, train, test, args.tasks)
             elif system == "catboost":
-                rows = run_single(
-                    TrainingSpec.from_options(**{**options, "arch": "catboost", "seed": seed}), train, test
-                )
+                catboost = TrainingSpec.from_options(**{**options, "arch": "catboost", "seed": seed})
+                rows = run_single(catboost, train, test, args.tasks)
             elif system == "admet-ai":
                 rows = run_admet_ai(args.admet_venv, test["logSol_pH6.8"])
             elif system in ("chemprop", "chemprop-mt"):
