@@ -215,6 +215,14 @@ def run_admet_ai(venv: Path, test: pd.DataFrame) -> list[dict]:
     ]
 
 
+def append_row(path: Path, row: dict) -> None:
+    """Add a row to the results CSV; columns another system lacks stay empty (never shifted)."""
+    frame = pd.DataFrame([row])
+    if path.is_file():
+        frame = pd.concat([pd.read_csv(path), frame], ignore_index=True)
+    frame.to_csv(path, index=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--systems", nargs="+", default=["multitask", "single", "catboost", "chemprop", "chemprop-mt"])
@@ -280,7 +288,7 @@ def main() -> None:
                 print(
                     " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True
                 )
-                pd.DataFrame([row]).to_csv(args.out, mode="a", header=not args.out.is_file(), index=False)
+                append_row(args.out, row)
 
 
 if __name__ == "__main__":
