@@ -220,18 +220,20 @@ def predict(
     import tempfile
 
     from scoremol.data.lock import output_lock
-    from scoremol.device import resolve_device
-    from scoremol.inference.predict import OutputOptions
-    from scoremol.models.checkpoint import load_model
-    from scoremol.pretrained import resolve_model
     from scoremol.process import STARTED
 
     path, smiles = resolve_inputs(inputs)
     distributed = _check_distributed_options(
         scheduler, workers, path, smiles, output, device, shard_size, resume, parts_dir, keep_parts
     )
-    # one writer per output: a second run on the same file or parts folder stops here, at once
+    # one writer per output: a second run on the same file or parts folder stops here, at
+    # once, before the seconds of importing torch
     with output_lock(output if output is not None else parts_dir):
+        from scoremol.device import resolve_device
+        from scoremol.inference.predict import OutputOptions
+        from scoremol.models.checkpoint import load_model
+        from scoremol.pretrained import resolve_model
+
         model_path, bundled = resolve_model(model)
         if bundled is not None:
             from scoremol.pretrained import MODELS
