@@ -73,7 +73,7 @@ def test_usage_errors_exit_2():
 def test_models_lists_every_bundled_model_with_its_card():
     from scoremol.pretrained import MODELS
 
-    stdout, err, code = run_cli("models", env={"COLUMNS": "200"})
+    stdout, err, code = run_cli("models", env={"COLUMNS": "400"})  # wide enough that no cell wraps
     assert code == 0, err
     for model in MODELS.values():
         assert model.name in stdout and model.training_data in stdout and model.benchmark in stdout

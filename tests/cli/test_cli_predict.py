@@ -83,7 +83,7 @@ def test_a_data_set_name_with_the_bundled_fast_model():
 def test_predict_without_model_uses_the_bundled_one():
     stdout, err, code = run_cli("predict", str(EXAMPLES))
     assert code == 0, err
-    assert "using the bundled model 'multitask' (AqSolDB (water), Biogen ADME" in err and "--model chooses" in err
+    assert "using the bundled model 'multitask' (AqSolDB, Biogen pH 6.8, logD 7.4" in err and "--model chooses" in err
     frame = _frame(stdout).set_index("name")
     assert len(frame) == 22 and (frame["status"] == "ok").all()
     assert list(frame.columns[1:4]) == ["logS_pred", "logSol_pH6.8_pred", "logD_pred"]  # logS_pred stays third
