@@ -234,17 +234,14 @@ def merge_training_inputs(
 
     spec = spec.resolved()
     plan = feature_plan(spec)
-    resolved = []
+    sources, units, all_targets, excluded, hashes = [], {}, [], [], []
     for name in inputs:
         path, entry = resolve_input(name)
         if path == "-" or is_features_file(path):
             raise ScoremolError(f"{name}: several inputs must be files or data set names (not features or stdin)")
-        resolved.append((name, path, entry))
-    chosen, units, all_targets = [], {}, []
-    for name, path, entry in resolved:
-        header = read_input(path, smiles_col, fmt) if targets else None
+        chunk = read_input(path, smiles_col, fmt)  # each input read once
         if targets:
-            own = [t for t in targets if t in header.frame.columns]
+            own = [t for t in targets if t in chunk.frame.columns]
         elif entry is not None:
             own = [entry.target_col]
         else:
@@ -254,19 +251,16 @@ def merge_training_inputs(
         for t in own:
             units.setdefault(t, entry.units if entry and t == entry.target_col else "")
             all_targets += [t] if t not in all_targets else []
-        chosen.append((name, path, own))
+        chunk.frame = chunk.frame.copy()
+        excluded += exclude_unusable_targets(chunk.frame, own, name)
+        sources.append(MergeSource(name, chunk, own))
+        hashes.append((sha256_file(path), own))
     missing = [t for t in targets or [] if t not in all_targets]
     if missing:
         raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
-    chunks, excluded = [], []
-    for name, path, own in chosen:
-        chunk = read_input(path, smiles_col, fmt)
-        chunk.frame = chunk.frame.copy()
-        excluded += exclude_unusable_targets(chunk.frame, own, name)
-        chunks.append(chunk)
     key = json.dumps(
         {
-            "sources": [(sha256_file(path), own) for _, path, own in chosen],
+            "sources": hashes,
             "smiles_col": smiles_col,
             "fmt": fmt,
             "standardize": spec.standardize,
@@ -276,7 +270,6 @@ def merge_training_inputs(
     )
     merged = cache_dir() / "merged" / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.csv"
     if not merged.is_file():
-        sources = [MergeSource(name, chunk, own) for (name, _, own), chunk in zip(chosen, chunks)]
         chunk, _ = merge_sources(sources, spec.standardize)
         with atomic_write(merged, "w") as handle:
             chunk.frame.to_csv(handle, index=False)
