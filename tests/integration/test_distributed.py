@@ -278,6 +278,23 @@ def _client_process(args: list[str]):
     )
 
 
+def _cluster_predict(path: Path, model_path: Path, client, output: Path) -> list[str]:
+    """The arguments of a `predict` on the module's cluster, in shards of 500 rows."""
+    address = client.scheduler.address
+    return [
+        "predict",
+        str(path),
+        "--model",
+        str(model_path),
+        "--scheduler",
+        address,
+        "--shard-size",
+        "500",
+        "-o",
+        str(output),
+    ]
+
+
 def _large_smi(esol_path, tmp_path, copies: int = 8) -> tuple[Path, int]:
     smiles = pd.read_csv(esol_path)["smiles"].str.strip().tolist() * copies
     path = tmp_path / "large.smi"
@@ -290,18 +307,7 @@ def test_two_clients_one_output_the_second_is_refused(client, model_path, esol_p
 
     path, rows = _large_smi(esol_path, tmp_path)
     output = tmp_path / "out.csv"
-    args = [
-        "predict",
-        str(path),
-        "--model",
-        str(model_path),
-        "--scheduler",
-        client.scheduler.address,
-        "--shard-size",
-        "500",
-        "-o",
-        str(output),
-    ]
+    args = _cluster_predict(path, model_path, client, output)
     first = _client_process(args)
     try:
         _poll(lambda: lock_path(output).exists() or first.poll() is not None, what="the first run's lock")
@@ -326,18 +332,7 @@ def test_a_killed_client_then_resume(client, model_path, esol_path, tmp_path):
     path, rows = _large_smi(esol_path, tmp_path)
     output = tmp_path / "out.csv"
     parts = Path(f"{output}.parts")
-    args = [
-        "predict",
-        str(path),
-        "--model",
-        str(model_path),
-        "--scheduler",
-        client.scheduler.address,
-        "--shard-size",
-        "500",
-        "-o",
-        str(output),
-    ]
+    args = _cluster_predict(path, model_path, client, output)
     first = _client_process(args)
     try:
         _poll(lambda: any(parts.glob("shard-*.parquet")) or first.poll() is not None, what="a first part")
