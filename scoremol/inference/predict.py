@@ -396,10 +396,3 @@ def _write_predictions(
         if on_chunk is not None:
             on_chunk(summary.rows, summary.predicted)
     return summary
-
-
-def iter_predictions(model: TrainedModel, smiles: list[str], batch_size: int = 256) -> Iterator[float]:
-    """Convenience for the Python API: first-target predictions (NaN when invalid)."""
-    chunk = MoleculeChunk(pd.DataFrame({"smiles": smiles}), list(smiles), 0)
-    frame = predict_chunk(model, chunk, batch_size)
-    yield from frame[output_columns(model, ["smiles"]).pred[0]].tolist()

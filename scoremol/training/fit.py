@@ -25,6 +25,7 @@ from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.trained import Member, TrainedModel
 from scoremol.nn import ModelConfig, build_model, count_parameters
 from scoremol.spec import DEFAULTS
+from scoremol.training.labels import require_labelled
 from scoremol.training.members import member_plan, train_members
 
 EpochCallback = Callable[[int, dict], None]  # (member index, epoch record)
@@ -277,8 +278,7 @@ def train_model(
     rows = np.arange(data.num_graphs) if rows is None else np.asarray(rows)
     y_all = np.stack([data.column_values(t) for t in target_names], axis=1)[rows]
     labelled = np.isfinite(y_all).any(axis=1)
-    if labelled.sum() < 2:
-        raise ScoremolError(f"need at least 2 molecules with a numeric target, found {int(labelled.sum())}")
+    require_labelled(int(labelled.sum()))
     rows, y_all = rows[labelled], y_all[labelled]
     target_scaler = TargetScaler.fit(y_all)
     descriptor_scaler = None

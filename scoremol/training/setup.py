@@ -21,6 +21,7 @@ from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
 from scoremol.featurizers.descriptors import TREE_DESCRIPTORS, descriptor_names, union
 from scoremol.spec import TrainingSpec
+from scoremol.training.labels import require_labelled
 
 PhaseCallback = Callable[[str], None]  # called with the name of a phase as it starts
 
@@ -290,8 +291,7 @@ def make_configs(
     spec = spec.resolved()
     values = np.stack([data.column_values(t) for t in targets], axis=1)  # unknown column: clear error
     labelled = int(np.isfinite(values).any(axis=1).sum())
-    if labelled < 2:
-        raise ScoremolError(f"need at least 2 molecules with a numeric target, found {labelled}")
+    require_labelled(labelled)
     if spec.descriptors and data.descriptors is None:
         raise ScoremolError(f"arch {spec.arch!r} with descriptors=True needs featurized descriptors")
     n_desc = 0
@@ -370,8 +370,7 @@ def fit_catboost_model(
     rows = np.arange(data.num_graphs) if rows is None else np.asarray(rows)
     y = data.column_values(targets[0])
     labelled = rows[np.isfinite(y[rows])]
-    if len(labelled) < 2:
-        raise ScoremolError(f"need at least 2 molecules with a numeric target, found {len(labelled)}")
+    require_labelled(len(labelled))
     if on_phase is not None:
         on_phase("CatBoost")
     start = time.perf_counter()
