@@ -61,7 +61,7 @@ def spaces(model, smiles):
                     g = torch.cat([g, get_descriptors(batch, g.size(0), module.config.descriptor_dim, g)], dim=-1)
                 heads.append(module.head.embed(g))
             out[("head", k)], out[("readout", k)] = torch.cat(heads), torch.cat(readouts)
-    return data, out, model.predict_full(data, domain=False)
+    return data, out, model.predict(data, domain=False)
 
 
 def main() -> None:

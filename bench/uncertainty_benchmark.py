@@ -37,7 +37,7 @@ GRID = np.round(np.arange(0.05, 1.0, 0.05), 2)
 def evaluate(model, smiles: list[str], y: np.ndarray) -> pd.DataFrame:
     """One row per molecule: truth, prediction, intervals over GRID, similarity, domain."""
     data = featurize_chunk(smiles_chunk(smiles), model.featurizer)
-    result = model.predict_full(data)
+    result = model.predict(data)
     calibration = model.calibration[0]
     frame = pd.DataFrame({"smiles": np.asarray(smiles)[data.graph_row], "y": y[data.graph_row]})
     frame["pred"] = result.mean[:, 0]

@@ -65,6 +65,7 @@ DEFAULT_COVERAGE = 0.9
 
 #: The help panels the command line groups the options in.
 MODEL, TRAINING, INPUT, RUN = "Model", "Training", "Input", "Run"
+OUTPUT, DISTRIBUTED = "Output", "Distributed (Dask)"
 
 Preset = Literal[tuple(PRESETS)]
 Arch = Literal[GRAPH_ARCHITECTURES + DENSE_ARCHITECTURES + BASELINE_ARCHITECTURES]

@@ -1,9 +1,10 @@
 """Options shared by several commands, defined once (Typer ``Annotated`` aliases).
 
-The training options of ``train`` and ``cv`` are the fields of
-:class:`~scoremol.spec.TrainingSpec`: :func:`training_options` adds them to a command and
-hands the command one ``spec`` built from them by name, so a renamed field cannot silently
-drop out and the help shows the spec's own defaults.
+Options that configure a library object are that object's dataclass fields:
+:func:`dataclass_options` adds them to a command and hands the command one instance built
+from them by name, so a renamed field cannot silently drop out and the help shows the
+library's own defaults (``train``/``cv``: :class:`~scoremol.spec.TrainingSpec`;
+``predict --scheduler``: :class:`~scoremol.inference.distributed.DistributedRequest`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,22 @@ import typer
 from rich.markup import escape
 
 from scoremol.errors import ScoremolError
-from scoremol.spec import DEFAULT_PRESET, INPUT, PRESETS, RUN, TrainingSpec
+from scoremol.spec import DEFAULT_PRESET, DISTRIBUTED, INPUT, OUTPUT, PRESETS, RUN, TrainingSpec
 
-OUTPUT = "Output"
-DISTRIBUTED = "Distributed (Dask)"
+__all__ = [
+    "DISTRIBUTED",
+    "INPUT",
+    "OUTPUT",
+    "RUN",
+    "Device",
+    "Format",
+    "SmilesCol",
+    "Standardize",
+    "Target",
+    "Workers",
+    "dataclass_options",
+    "training_options",
+]
 
 
 SmilesCol = Annotated[
@@ -65,7 +78,6 @@ Target = Annotated[
 ]
 
 
-#: Each TrainingSpec field as a command-line parameter (name -> annotation, default).
 def _preset_help(text: str, key: str) -> str:
     def shown(value: object) -> str:
         return ("on" if value else "off") if isinstance(value, bool) else f"{value:g}"
@@ -74,20 +86,21 @@ def _preset_help(text: str, key: str) -> str:
     return f"{text} [dim]\\[{values}][/dim]"
 
 
-def spec_option(spec_field: dataclasses.Field, annotation: object) -> tuple[object, object]:
-    """The Typer option of a :class:`TrainingSpec` field, from its metadata (help, panel,
-    flag, bounds) and its type (a ``Literal`` becomes a choice checked at parse time)."""
+def field_option(spec_field: dataclasses.Field, annotation: object) -> tuple[object, object]:
+    """The Typer option of a dataclass field, from its metadata (help, panel, flag, bounds:
+    see :func:`scoremol.spec.option`) and its type (a ``Literal`` becomes a choice checked
+    at parse time); a training setting that a preset decides lists the presets' values."""
     meta = spec_field.metadata
     flag = meta.get("flag") or "--" + spec_field.name.replace("_", "-")
     switch = annotation in (bool, bool | None, Optional[bool])
     if switch and "/" not in flag:
         flag = f"{flag}/--no-{flag[2:]}"
-    decided_by_preset = spec_field.name in PRESETS[DEFAULT_PRESET]
     text = escape(meta["help"])  # plain text in the spec; brackets are not markup
-    help_text = _preset_help(text, spec_field.name) if decided_by_preset else text
+    if spec_field.name in PRESETS[DEFAULT_PRESET]:
+        text = _preset_help(text, spec_field.name)
     option = typer.Option(
         flag,
-        help=help_text,
+        help=text,
         rich_help_panel=meta["panel"],
         show_default=spec_field.default is not None,
         **meta.get("bounds", {}),
@@ -95,37 +108,41 @@ def spec_option(spec_field: dataclasses.Field, annotation: object) -> tuple[obje
     return Annotated[annotation, option], spec_field.default
 
 
-_HINTS = typing.get_type_hints(TrainingSpec)
-#: Every TrainingSpec field as a command-line option, by field name.
-_SPEC_OPTIONS: dict[str, tuple[object, object]] = {
-    f.name: spec_option(f, _HINTS[f.name]) for f in dataclasses.fields(TrainingSpec)
-}
+def dataclass_options(cls: type, keyword: str, build=None):
+    """A decorator adding each field of the dataclass ``cls`` that carries option metadata as
+    an option of a command, which receives them as one ``keyword`` argument, an instance
+    built by ``build(**values)`` (default: ``cls``; a ``ValueError`` is a one-line error)."""
+    hints = typing.get_type_hints(cls)
+    options = {f.name: field_option(f, hints[f.name]) for f in dataclasses.fields(cls) if "help" in f.metadata}
+    build = build or cls
+
+    def decorate(command):
+        command_hints = typing.get_type_hints(command, include_extras=True)  # real objects, not strings
+        # keyword-only parameters must follow the command's own (which have defaults or not)
+        own = [
+            p.replace(annotation=command_hints.get(name, p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
+            for name, p in inspect.signature(command).parameters.items()
+            if name != keyword
+        ]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+            for name, (annotation, default) in options.items()
+        ]
+
+        @functools.wraps(command)
+        def wrapper(**kwargs):
+            values = {name: kwargs.pop(name) for name in options}
+            try:
+                instance = build(**values)
+            except ValueError as exc:
+                raise ScoremolError(str(exc)) from None
+            return command(**{keyword: instance}, **kwargs)
+
+        wrapper.__signature__ = inspect.Signature(own + added)
+        return wrapper
+
+    return decorate
 
 
-def training_options(command):
-    """Add every :class:`TrainingSpec` field as an option of ``command``, which receives
-    them as one ``spec`` keyword argument (built by name; a bad value is a one-line error)."""
-    hints = typing.get_type_hints(command, include_extras=True)  # real objects, not strings
-    own = [
-        p.replace(annotation=hints.get(name, p.annotation))
-        for name, p in inspect.signature(command).parameters.items()
-        if name != "spec"
-    ]
-    added = [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
-        for name, (annotation, default) in _SPEC_OPTIONS.items()
-    ]
-    # keyword-only parameters must follow the command's own (which have defaults or not)
-    own = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
-
-    @functools.wraps(command)
-    def wrapper(**kwargs):
-        options = {name: kwargs.pop(name) for name in _SPEC_OPTIONS}
-        try:
-            spec = TrainingSpec.from_options(**options)
-        except ValueError as exc:
-            raise ScoremolError(str(exc)) from None
-        return command(spec=spec, **kwargs)
-
-    wrapper.__signature__ = inspect.Signature(own + added)
-    return wrapper
+#: Every :class:`TrainingSpec` field as an option, handed to the command as ``spec``.
+training_options = dataclass_options(TrainingSpec, "spec", TrainingSpec.from_options)

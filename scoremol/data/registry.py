@@ -196,3 +196,24 @@ def target_label(target: str) -> str:
         if info.target_col == target and info.label:
             return info.label
     return re.sub(r"\W+", "_", target).strip("_") or "target"
+
+
+#: Extensions that mark an argument as a file name (a missing one is an error, not a SMILES).
+FILE_SUFFIXES = (".csv", ".tsv", ".smi", ".sdf", ".txt", ".gz", ".parquet", ".pt")
+
+
+def resolve_prediction_inputs(inputs: list[str]) -> tuple[str, list[str] | None]:
+    """``(path, None)`` for a file, ``-`` or a data set name; ``("", smiles)`` when the
+    arguments are SMILES strings (more than one, or one that is no file but parses)."""
+    if len(inputs) == 1:
+        arg = inputs[0]
+        if arg == "-" or Path(arg).exists() or arg.lower() in REGISTRY:
+            return resolve_input(arg)[0], None
+        if arg.lower().endswith(FILE_SUFFIXES):
+            raise ScoremolError(f"input file not found: {arg}")
+        from rdkit import Chem, RDLogger
+
+        RDLogger.DisableLog("rdApp.*")
+        if Chem.MolFromSmiles(arg) is None:
+            raise ScoremolError(f"input file not found: {arg} (nor a data set name or a valid SMILES)")
+    return "", list(inputs)

@@ -6,6 +6,9 @@ Both the single-machine stream and the assembly of a distributed run write throu
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol, TextIO
 
@@ -80,3 +83,20 @@ def as_sink(out: TextIO | FrameSink) -> FrameSink:
 def is_parquet_path(path: str | Path | None) -> bool:
     """True when an output name asks for Parquet (``.parquet`` or ``.pq``)."""
     return path is not None and Path(path).suffix.lower() in (".parquet", ".pq")
+
+
+@contextlib.contextmanager
+def open_output(path: Path | None) -> Iterator[TextIO | FrameSink]:
+    """Where one run's predictions go: CSV on standard output (``path`` None), or a CSV or
+    Parquet file (by its name) written atomically, so a failed run leaves no half file."""
+    from scoremol.data.atomic import atomic_write
+
+    if path is None:
+        yield sys.stdout
+        sys.stdout.flush()
+    elif is_parquet_path(path):
+        with atomic_write(path, "wb") as handle:
+            yield ParquetSink(handle)
+    else:
+        with atomic_write(path, "w", newline="") as handle:
+            yield handle

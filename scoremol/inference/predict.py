@@ -20,14 +20,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.data.read import MoleculeChunk, iter_chunks
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.featurizers.molecule import STATUS_OK
-from scoremol.featurizers.parallel import ChunkJob, concat_row_indices, featurization_job, iter_chunk_results
+from scoremol.featurizers.parallel import ChunkJob, featurization_job, iter_chunk_results
 from scoremol.inference.output import FrameSink, as_sink
-from scoremol.models.trained import TrainedModel
+from scoremol.models.trained import Prediction, TrainedModel
 from scoremol.spec import DEFAULT_COVERAGE
 
 
@@ -56,6 +55,23 @@ class OutputOptions:
                 limits[0] = self.threshold[""]
             return limits
         return [float(self.threshold)] + [None] * (len(labels) - 1)
+
+
+def parse_thresholds(values: list[str] | None) -> float | dict[str, float] | None:
+    """``--threshold`` values: one number (the first target) or ``LABEL=T`` items."""
+    if not values:
+        return None
+    out: dict[str, float] = {}
+    for value in values:
+        label, _, number = value.rpartition("=")
+        try:
+            limit = float(number)
+        except ValueError:
+            raise ScoremolError(f"--threshold {value!r}: give a number or LABEL=NUMBER") from None
+        if not label and len(values) == 1:
+            return limit
+        out[label] = limit  # "" stands for the first target
+    return out
 
 
 #: units of the solubility targets, and how to turn a prediction into ug/mL (``mass``: g/mol)
@@ -147,61 +163,14 @@ def default_batch_size(device: str) -> int:
     return 128 if str(device) == "cpu" else 256
 
 
-@dataclass
-class ChunkPrediction:
-    """Predictions for consecutive input rows: per-row status and reason, and the mean and
-    spread ``[G, T]`` of the ``G`` rows that have a graph (``graph_row`` says which)."""
-
-    status: list[str]
-    reason: list[str]
-    graph_row: np.ndarray
-    mean: np.ndarray
-    std: np.ndarray
-    similarity: np.ndarray | None = None
-    domain_reason: list[str] | None = None
-    atoms: np.ndarray | None = None
-
-    def difficulty(self, target: int = 0) -> np.ndarray:
-        """What the calibration of ``target`` reads to size each graph's interval ``[G, 3]``."""
-        return difficulty_inputs(self.mean[:, target], self.similarity, self.atoms)
-
-    @staticmethod
-    def concat(parts: list[ChunkPrediction]) -> ChunkPrediction:
-        """Join the predictions of consecutive slices (as :func:`split_chunk` cuts them)."""
-        if len(parts) == 1:
-            return parts[0]
-        return ChunkPrediction(
-            status=[s for p in parts for s in p.status],
-            reason=[r for p in parts for r in p.reason],
-            graph_row=concat_row_indices([p.graph_row for p in parts], [len(p.status) for p in parts]),
-            mean=np.concatenate([p.mean for p in parts]),
-            std=np.concatenate([p.std for p in parts]),
-            similarity=None if parts[0].similarity is None else np.concatenate([p.similarity for p in parts]),
-            domain_reason=None if parts[0].domain_reason is None else [r for p in parts for r in p.domain_reason],
-            atoms=None if parts[0].atoms is None else np.concatenate([p.atoms for p in parts]),
-        )
-
-
 def predict_data(
     model: TrainedModel, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu"
-) -> ChunkPrediction:
-    """Predict the graphs of featurized rows (and measure the domain, if the model has one)."""
-    result = model.predict_full(data, batch_size=batch_size, device=device)
-    return ChunkPrediction(
-        data.status,
-        data.reason,
-        data.graph_row,
-        result.mean,
-        result.std,
-        result.similarity,
-        result.domain_reason,
-        result.atoms,
-    )
+) -> Prediction:
+    """Predict every row of featurized data (and measure the domain, if the model has one)."""
+    return model.predict(data, batch_size=batch_size, device=device)
 
 
-def predict_part(
-    model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu"
-) -> ChunkPrediction:
+def predict_part(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> Prediction:
     """Featurize and predict the rows of ``chunk``."""
     return predict_data(model, featurize_chunk(chunk, model.featurizer), batch_size, device)
 
@@ -218,7 +187,7 @@ def predict_chunk(
 
 
 def chunk_output(
-    model: TrainedModel, chunk: MoleculeChunk, prediction: ChunkPrediction, options: OutputOptions | None = None
+    model: TrainedModel, chunk: MoleculeChunk, prediction: Prediction, options: OutputOptions | None = None
 ) -> pd.DataFrame:
     """The input rows of ``chunk`` with the columns :func:`output_columns` names."""
     from scoremol.data.registry import target_label
@@ -301,7 +270,7 @@ def _start_prediction_worker(model: TrainedModel, batch_size: int) -> None:
     _WORKER.update(model=model, batch_size=batch_size)
 
 
-def _predict_in_worker(chunk: MoleculeChunk) -> ChunkPrediction:
+def _predict_in_worker(chunk: MoleculeChunk) -> Prediction:
     return predict_part(_WORKER["model"], chunk, _WORKER["batch_size"])
 
 
@@ -319,7 +288,7 @@ def prediction_job(model: TrainedModel, batch_size: int, device: str) -> ChunkJo
         return ChunkJob(
             local=local,
             remote=_predict_in_worker,
-            combine=lambda parts, _: ChunkPrediction.concat(parts),
+            combine=lambda parts, _: Prediction.concat(parts),
             initializer=_start_prediction_worker,
             initargs=(model, batch_size),
         )
@@ -377,7 +346,7 @@ def conform_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
 
 def _write_predictions(
     model: TrainedModel,
-    results: Iterator[tuple[MoleculeChunk, ChunkPrediction]],
+    results: Iterator[tuple[MoleculeChunk, Prediction]],
     sink: FrameSink,
     on_chunk: Callable[[int, int], None] | None,
     options: OutputOptions | None = None,

@@ -8,22 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
 from scoremol.calibration.conformal import difficulty_inputs
-from scoremol.data.collate import GraphBatch, collate_arrays, collate_graphs
+from scoremol.data.collate import GraphBatch, collate_arrays
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, network_featurizer
+from scoremol.featurizers.molecule import STATUS_OK
+from scoremol.featurizers.parallel import concat_row_indices
 from scoremol.models.catboost import TreeBlend
 from scoremol.nn import ModelConfig, build_model, count_parameters
-
-if TYPE_CHECKING:
-    from torch_geometric.data import Data
 
 
 @dataclass
@@ -43,19 +41,47 @@ class Member:
 
 @dataclass
 class Prediction:
-    """A model's answer for ``G`` graphs: mean and member spread ``[G, T]`` in target units,
-    and (for a model with a domain) each graph's similarity to the training data ``[G]``,
-    why it is out of the domain (``''`` when it is in) and its atom count ``[G]``."""
+    """A model's answer for ``N`` input rows, ``G`` of which have a graph: per row its
+    ``status`` and ``reason``; per graph (``graph_row`` says which row each belongs to) the
+    mean and member spread ``[G, T]`` in target units, and for a model with a domain each
+    graph's similarity to the training data ``[G]``, why it is out of the domain (``''``
+    when it is in) and its atom count ``[G]`` (what calibration reads)."""
 
     mean: np.ndarray
     std: np.ndarray
     similarity: np.ndarray | None = None
     domain_reason: list[str] | None = None
     atoms: np.ndarray | None = None
+    status: list[str] = field(default_factory=list)
+    reason: list[str] = field(default_factory=list)
+    graph_row: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def difficulty(self, target: int = 0) -> np.ndarray:
         """What the calibration of ``target`` reads to size each graph's interval ``[G, 3]``."""
         return difficulty_inputs(self.mean[:, target], self.similarity, self.atoms)
+
+    @staticmethod
+    def concat(parts: list[Prediction]) -> Prediction:
+        """Join the predictions of consecutive slices of rows."""
+        if len(parts) == 1:
+            return parts[0]
+
+        def joined(name: str):
+            values = [getattr(p, name) for p in parts]
+            if values[0] is None:
+                return None
+            return [v for value in values for v in value] if isinstance(values[0], list) else np.concatenate(values)
+
+        return Prediction(
+            mean=joined("mean"),
+            std=joined("std"),
+            similarity=joined("similarity"),
+            domain_reason=joined("domain_reason"),
+            atoms=joined("atoms"),
+            status=joined("status"),
+            reason=joined("reason"),
+            graph_row=concat_row_indices([p.graph_row for p in parts], [len(p.status) for p in parts]),
+        )
 
 
 @dataclass
@@ -123,42 +149,36 @@ class TrainedModel:
             raw = raw[:, self.descriptor_columns]
         return torch.from_numpy(self.descriptor_scaler.transform(raw))
 
-    def predict(self, graphs: list[Data], batch_size: int = 256, device: str = "cpu") -> tuple[np.ndarray, np.ndarray]:
-        """Mean and standard deviation over the GNN members, in target units: ``[G, T]`` each.
-
-        ``graphs`` carry scaled descriptors but not the raw ones a blended tree needs, so a
-        model with a tree predicts through :meth:`predict_features` instead.
-        """
-        if self.tree is not None:
-            raise ValueError("a model blended with a tree predicts from featurized data (predict_features)")
-        batches = (collate_graphs(graphs[s : s + batch_size]) for s in range(0, len(graphs), batch_size))
-        mean, std, _ = self.predict_batches(batches, len(graphs), device)
-        return mean, std
-
-    def predict_features(
-        self, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu", ids: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Mean and spread for graphs ``ids`` (default: all) of a featurized data set; see
-        :meth:`predict_full`, which also measures the applicability domain."""
-        result = self.predict_full(data, batch_size, device, ids, domain=False)
-        return result.mean, result.std
-
-    def predict_full(
+    def predict(
         self,
         data: FeaturizedDataset,
+        ids: np.ndarray | None = None,
         batch_size: int = 256,
         device: str = "cpu",
-        ids: np.ndarray | None = None,
         domain: bool = True,
     ) -> Prediction:
-        """Predictions for graphs ``ids`` (default: all) of a featurized data set, batched
-        straight from its packed arrays (no per-molecule ``Data`` objects).
+        """The one way a trained model predicts: rows ``ids`` (default: all) of a featurized
+        data set, batched straight from its packed arrays (no per-molecule objects).
 
-        The spread is the GNN members' standard deviation; a blended tree moves the mean.
-        ``domain``: also the similarity to the training data and the domain verdict (when
-        the model has a domain).
+        ``ids`` index graphs and give a graphs-only answer; without them the answer covers
+        every row of ``data`` with its status and reason. The spread is the networks'
+        standard deviation; a blended tree moves the mean. ``domain``: also the similarity to
+        the training data and the domain verdict (when the model has a domain).
         """
+        every_row = ids is None
         ids = np.arange(data.num_graphs) if ids is None else np.asarray(ids, dtype=np.int64)
+        result = self._predict_graphs(data, ids, batch_size, device, domain)
+        if every_row:
+            result = replace(result, status=list(data.status), reason=list(data.reason), graph_row=data.graph_row)
+        else:
+            result = replace(
+                result, status=[STATUS_OK] * len(ids), reason=[""] * len(ids), graph_row=np.arange(len(ids))
+            )
+        return result
+
+    def _predict_graphs(
+        self, data: FeaturizedDataset, ids: np.ndarray, batch_size: int, device: str, domain: bool
+    ) -> Prediction:
         raw = None if data.descriptors is None else data.descriptors[ids]
         n = len(ids)
         if self.is_tree_only:
@@ -180,7 +200,7 @@ class TrainedModel:
                 )
 
         measure = domain and self.domain is not None
-        mean, std, embedding = self.predict_batches(batches(), n, device, embed=measure)
+        mean, std, embedding = self._run_members(batches(), n, device, embed=measure)
         if self.tree is not None and n:
             if raw is None:
                 raise ValueError("this model blends a tree on descriptors but none were computed")
@@ -192,7 +212,7 @@ class TrainedModel:
         return Prediction(mean, std, similarity, reasons, data.atom_ptr[ids + 1] - data.atom_ptr[ids])
 
     @torch.inference_mode()
-    def predict_batches(
+    def _run_members(
         self, batches: Iterable[GraphBatch], n_graphs: int, device: str = "cpu", embed: bool = False
     ) -> tuple[np.ndarray, np.ndarray, torch.Tensor | None]:
         """Run every member on each batch (batches cover ``n_graphs`` graphs in order):

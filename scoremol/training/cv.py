@@ -213,7 +213,7 @@ def graph_runner(
             on_epoch=on_epoch,
             on_phase=on_phase,
         )
-        result = model.predict_full(data, device=train_config.device, ids=test)
+        result = model.predict(data, ids=test, device=train_config.device)
         pred = result.mean[:, 0] if len(targets) == 1 else result.mean
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
         best = float(np.mean([m.best_epoch for m in model.members]))

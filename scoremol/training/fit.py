@@ -113,28 +113,24 @@ def _lr_lambda(warmup_steps: int, total_steps: int) -> Callable[[int], float]:
 
 
 @torch.no_grad()
-def _predict_scaled(model: torch.nn.Module, graphs: list[Graph], device: str, batch_size: int = 256) -> np.ndarray:
-    model.eval()
-    outs = []
-    for start in range(0, len(graphs), batch_size):
-        batch = collate_graphs(graphs[start : start + batch_size]).to(device)
-        outs.append(model(batch).float().cpu().numpy())
-    return np.concatenate(outs) if outs else np.zeros((0, 1))
-
-
-@torch.no_grad()
 def member_outputs(
-    model: torch.nn.Module, graphs: list[Graph], device: str, batch_size: int = 256
-) -> tuple[np.ndarray, torch.Tensor]:
-    """Scaled predictions ``[n, T]`` and embeddings ``[n, d]`` of every graph (eval mode)."""
+    model: torch.nn.Module, graphs: list[Graph], device: str, batch_size: int = 256, embed: bool = True
+) -> tuple[np.ndarray, torch.Tensor | None]:
+    """One member's scaled predictions ``[n, T]`` of ``graphs`` (eval mode) and, with
+    ``embed``, its embeddings ``[n, d]`` (else None)."""
     model.eval()
     preds, embeddings = [], []
     for start in range(0, len(graphs), batch_size):
         batch = collate_graphs(graphs[start : start + batch_size]).to(device)
-        pred, hidden = model.predict_and_embed(batch)
+        if embed:
+            pred, hidden = model.predict_and_embed(batch)
+            embeddings.append(hidden.float().cpu())
+        else:
+            pred = model(batch)
         preds.append(pred.float().cpu().numpy())
-        embeddings.append(hidden.float().cpu())
-    return np.concatenate(preds), torch.cat(embeddings)
+    if not preds:
+        return np.zeros((0, 1)), None
+    return np.concatenate(preds), torch.cat(embeddings) if embed else None
 
 
 def fit_member(
@@ -194,7 +190,7 @@ def fit_member(
             count += len(idx)
         record = {"epoch": epoch, "train_loss": total / max(count, 1), "lr": optimizer.param_groups[0]["lr"]}
         if val_graphs:
-            pred = target_scaler.inverse(_predict_scaled(model, val_graphs, device))
+            pred = target_scaler.inverse(member_outputs(model, val_graphs, device, embed=False)[0])
             rmse = float(np.mean(_rmse_per_target(pred, val_true)))
             record["val_rmse"] = rmse
             if rmse < best_rmse - 1e-6:

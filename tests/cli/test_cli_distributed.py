@@ -61,7 +61,7 @@ def test_without_the_dask_extra_scoremol_imports_and_says_how_to_install(tmp_pat
     src = tmp_path / "in.smi"
     src.write_text("CCO\n")
     code = (
-        BLOCK_DASK + "import scoremol, scoremol.inference.distributed, scoremol.cli.predict\n"
+        BLOCK_DASK + "import scoremol, scoremol.inference.distributed.client, scoremol.cli.predict\n"
         "from scoremol.entry import run\n"
         f"sys.argv = ['scoremol', 'predict', {str(src)!r}, '--model', 'esol-fast', '--scheduler', 'local']\n"
         "run()\n"

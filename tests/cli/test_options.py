@@ -46,3 +46,14 @@ def test_every_spec_field_is_an_option_and_every_option_a_field(command):
 def test_a_misspelled_choice_fails_at_parse_time_listing_the_choices(option, value, choices):
     _, err, code = run_cli("train", "esol", option, value, "-o", "never.pt")
     assert code == 2 and f"is not one of {choices}" in " ".join(err.split()), err
+
+
+def test_every_distributed_request_field_is_a_predict_option():
+    from scoremol.inference.distributed.request import DistributedRequest
+
+    click_app = typer.main.get_command(app)
+    params = {p.name for p in click_app.commands["predict"].params}
+    optional = {f.name for f in dataclasses.fields(DistributedRequest) if "help" in f.metadata}
+    assert optional and optional <= params, sorted(optional - params)
+    # workers is the command's own --workers, shared by local processes and a local cluster
+    assert "workers" in params and "workers" not in optional

@@ -42,10 +42,12 @@ def blended(esol_data):
 @pytest.mark.slow
 def test_the_blend_is_the_weighted_mean_of_network_and_tree(blended, esol_data):
     rows = np.arange(150, 170)
-    mean, std = blended.predict_features(esol_data, ids=rows)
+    result = blended.predict(esol_data, ids=rows, domain=False)
+    mean, std = result.mean, result.std
     tree = blended.tree.predict(esol_data.descriptors[rows])
     network_only = dataclasses.replace(blended, tree=None)
-    gnn_mean, gnn_std = network_only.predict_features(esol_data, ids=rows)
+    gnn = network_only.predict(esol_data, ids=rows, domain=False)
+    gnn_mean, gnn_std = gnn.mean, gnn.std
     assert blended.tree.weight == 0.3
     assert tree.shape == (20, 1) and np.allclose(mean, 0.7 * gnn_mean + 0.3 * tree)
     assert np.allclose(std, gnn_std)  # the spread is the network members'
@@ -84,7 +86,9 @@ def test_blended_model_file_round_trip(tmp_path, esol_data):
     back = load_model(path)
     rows = np.arange(80, 100)
     assert back.tree.weight == 0.4 and back.descriptor_columns == model.descriptor_columns
-    assert np.array_equal(back.predict_features(esol_data, ids=rows)[0], model.predict_features(esol_data, ids=rows)[0])
+    assert np.array_equal(
+        back.predict(esol_data, ids=rows, domain=False).mean, model.predict(esol_data, ids=rows, domain=False).mean
+    )
     payload["trees"] = [payload["trees"][0][: len(payload["trees"][0]) // 3].clone()]  # a damaged tree
     torch.save(payload, tmp_path / "damaged.pt")
     with pytest.raises(ScoremolError, match="blended CatBoost model is unreadable"):
@@ -108,9 +112,9 @@ def test_network_only_skips_the_tree_and_the_full_descriptor_set(blended, esol_d
     assert fast.tree is None and fast.featurizer.descriptor_names == FAST_DESCRIPTORS
     rows = np.arange(150, 170)
     network_only = dataclasses.replace(blended, tree=None)
-    expected = network_only.predict_features(esol_data, ids=rows)[0]
+    expected = network_only.predict(esol_data, ids=rows, domain=False).mean
     narrow = esol_data.select_descriptors(FAST_DESCRIPTORS)  # what featurizing with its settings gives
-    assert np.allclose(fast.predict_features(narrow, ids=rows)[0], expected)
+    assert np.allclose(fast.predict(narrow, ids=rows, domain=False).mean, expected)
     assert blended.tree is not None  # the original is untouched
 
 

@@ -65,7 +65,7 @@ def test_saved_model_keeps_intervals_and_domain(calibrated, esol_data):
     model, path = calibrated
     back = load_model(path)
     ids = np.arange(300, 340)
-    a, b = model.predict_full(esol_data, ids=ids), back.predict_full(esol_data, ids=ids)
+    a, b = model.predict(esol_data, ids=ids), back.predict(esol_data, ids=ids)
     assert np.array_equal(a.mean, b.mean)
     assert np.allclose(a.similarity, b.similarity, atol=2e-3)  # reference stored as float16
     assert np.array_equal(back.calibration[0].scores, model.calibration[0].scores)

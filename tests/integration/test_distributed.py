@@ -24,13 +24,10 @@ from tests.conftest import run_cli
 pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
 
-from scoremol.inference.distributed import (  # noqa: E402
-    dask_client,
-    manifest_summary,
-    part_path,
-    predict_distributed,
-    remove_parts,
-)
+from scoremol.inference.distributed.client import predict_distributed  # noqa: E402
+from scoremol.inference.distributed.cluster import dask_client  # noqa: E402
+from scoremol.inference.distributed.manifest import manifest_summary, remove_parts  # noqa: E402
+from scoremol.inference.distributed.worker import part_path  # noqa: E402
 from scoremol.inference.output import CsvSink, ParquetSink  # noqa: E402
 from scoremol.inference.predict import OutputOptions, predict_stream  # noqa: E402
 from scoremol.inference.shards import ShardSize, plan_shards  # noqa: E402

@@ -85,16 +85,16 @@ def test_two_inputs_train_one_blended_calibrated_model_per_target(tmp_path, esol
     model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors)
     assert model.metrics["labels"] == {"logS": 120, "mw": 120}
     assert len(model.tree.blobs) == 2 and all(model.tree.blobs) and len(model.calibration) == 2
-    result = model.predict_full(job.data)
+    result = model.predict(job.data)
     own = job.data.select_descriptors(job.plan.network_descriptors)
-    networks = model.without_tree().predict_full(own, domain=False).mean
+    networks = model.without_tree().predict(own, domain=False).mean
     trees = model.tree.predict(job.data.descriptors)
     assert np.allclose(result.mean, 0.7 * networks + 0.3 * trees, atol=1e-5)  # each target its own tree
     path = tmp_path / "m.pt"
     save_model(model, path)
     back = load_model(path)
     assert back.tree.best_iterations == model.tree.best_iterations
-    assert np.allclose(back.predict_full(job.data).mean, result.mean)
+    assert np.allclose(back.predict(job.data).mean, result.mean)
 
 
 def test_a_single_tree_file_of_the_earlier_format_loads():

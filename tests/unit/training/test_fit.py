@@ -11,15 +11,14 @@ import torch
 
 from scoremol.errors import ScoremolError
 from scoremol.nn import ModelConfig
-from scoremol.training.fit import build_graphs, train_model
+from scoremol.training.fit import train_model
 from tests.conftest import ESOL_FOLDS, ESOL_TARGET, quick_config
 
 SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))
 
 
 def predict_rows(model, data, rows):
-    graphs = build_graphs(data, np.zeros((len(rows), len(model.target_names))), rows, model.descriptor_scaler)
-    return model.predict(graphs)[0]
+    return model.predict(data, ids=rows, domain=False).mean
 
 
 def test_same_seed_gives_identical_predictions(esol_data):
@@ -75,7 +74,7 @@ def test_ensemble_members_differ_in_seed_and_split(esol_data):
         esol_data, [ESOL_TARGET], ModelConfig(**SMALL), quick_config(epochs=2, ensemble=3, seed=3), rows=np.arange(60)
     )
     assert [m.seed for m in model.members] == [3, 4, 5]
-    _, std = model.predict(build_graphs(esol_data, np.zeros((5, 1)), np.arange(60, 65), None))
+    std = model.predict(esol_data, ids=np.arange(60, 65), domain=False).std
     assert (std > 0).all()
 
 
