@@ -30,7 +30,8 @@ from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk  # 
 from scoremol.featurizers.descriptors import compute_descriptor_matrix, descriptor_names  # noqa: E402
 from scoremol.featurizers.graph import mol_to_arrays  # noqa: E402
 from scoremol.featurizers.molecule import parse_molecule  # noqa: E402
-from scoremol.featurizers.parallel import default_workers, featurize_all  # noqa: E402
+from scoremol.featurizers.parallel import featurize_all
+from scoremol.pool import default_workers  # noqa: E402
 
 
 def timed(fn, repeats: int) -> list[float]:

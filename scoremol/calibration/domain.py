@@ -70,6 +70,25 @@ def neighbour_distance(
     return out
 
 
+def nearest_rows(
+    queries: torch.Tensor, reference: torch.Tensor, count: int, block: int = 64
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ``count`` nearest rows of ``reference`` ``[N, d]`` to each query ``[B, d]``,
+    nearest first: their indices and Euclidean distances, ``[B, min(count, N)]`` each."""
+    k = min(count, len(reference))
+    if k == 0:
+        return np.zeros((len(queries), 0), dtype=np.int64), np.zeros((len(queries), 0))
+    center = reference.float().mean(dim=0, keepdim=True)
+    ref = reference.float() - center
+    index, distance = [], []
+    for start in range(0, len(queries), block):
+        q = queries[start : start + block].float() - center
+        near = torch.cdist(q, ref).topk(k, dim=1, largest=False, sorted=True)
+        index.append(near.indices.numpy())
+        distance.append(near.values.double().numpy())
+    return np.concatenate(index), np.concatenate(distance)
+
+
 def to_similarity(distance: np.ndarray, typical: float) -> np.ndarray:
     """``1 / (1 + distance / typical)``: 1 at distance 0, 0.5 at the typical distance."""
     return 1.0 / (1.0 + np.asarray(distance, np.float64) / max(typical, 1e-12))
@@ -95,6 +114,9 @@ class Domain:
     ``typical``: that distance for a typical held-out training molecule.
     ``threshold``: similarities below it are ``out``. ``seen``: composition slots some
     training molecule uses ``[C]``. ``max_atoms``: the largest training molecule's atoms.
+    ``smiles`` and ``labels`` ``[N, T]`` (NaN: not measured): the training molecules
+    themselves, in the reference's order, so that a prediction can show its nearest
+    training molecules and their measured values (None for a model saved without them).
     """
 
     reference: torch.Tensor
@@ -103,6 +125,8 @@ class Domain:
     threshold: float
     seen: np.ndarray
     max_atoms: int
+    smiles: list[str] | None = None
+    labels: np.ndarray | None = None
 
     #: the embedding space the reference lives in (what ``GraphModel.embed`` returns)
     SPACE = "readout"
@@ -130,6 +154,13 @@ class Domain:
     def similarity(self, embeddings: torch.Tensor) -> np.ndarray:
         """Similarity ``[B]`` of embeddings ``[B, d]`` to the training set (see module)."""
         return to_similarity(neighbour_distance(embeddings, self.reference, self.neighbours), self.typical)
+
+    def nearest(self, embeddings: torch.Tensor, count: int = 3) -> tuple[np.ndarray, np.ndarray]:
+        """The ``count`` nearest training molecules to each embedding ``[B, d]``: their
+        indices into :attr:`smiles` and :attr:`labels`, and their similarity (1 / (1 +
+        distance / typical), as for the domain), ``[B, count]`` each, nearest first."""
+        index, distance = nearest_rows(embeddings, self.reference, count)
+        return index, to_similarity(distance, self.typical)
 
     def reasons(self, x: np.ndarray, atom_ptr: np.ndarray, ids: np.ndarray, similarity: np.ndarray) -> list[str]:
         """Why each graph ``ids`` is out of the domain ('' when it is in)."""
@@ -159,7 +190,9 @@ class Domain:
         }
 
     @classmethod
-    def from_meta(cls, meta: dict, reference: torch.Tensor) -> Domain:
+    def from_meta(
+        cls, meta: dict, reference: torch.Tensor, smiles: list[str] | None = None, labels: np.ndarray | None = None
+    ) -> Domain:
         seen = np.asarray(meta["seen"], dtype=bool)
         if len(seen) != len(COMPOSITION_COLUMNS) or reference.dim() != 2:
             raise ValueError("domain does not match this featurizer")
@@ -170,4 +203,6 @@ class Domain:
             float(meta["threshold"]),
             seen,
             int(meta["max_atoms"]),
+            smiles if smiles is not None and len(smiles) == len(reference) else None,
+            labels if labels is not None and len(labels) == len(reference) else None,
         )

@@ -6,22 +6,18 @@ the only way to use more than one core is more than one process. Work goes out i
 are in flight, so memory stays bounded on screening-size inputs. Small inputs never start
 a pool: starting workers costs more than featurizing a few thousand molecules.
 
-What a worker does is a :class:`ChunkJob`: featurization (send back packed arrays), or
-for prediction on a CPU, featurization and inference (send back predictions). Workers
-receive only what the job needs (SMILES or parsed SDF records); the caller re-attaches
-the user's columns, so output is identical to doing the work in one process.
+The workers are a :class:`scoremol.pool.WorkerPool`. What a worker does is a
+:class:`ChunkJob`: featurization (send back packed arrays), or for prediction on a CPU,
+featurization and inference (send back predictions). Workers receive only what the job
+needs (SMILES or parsed SDF records); the caller re-attaches the user's columns, so
+output is identical to doing the work in one process.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import signal
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Generic, TypeVar
@@ -31,6 +27,7 @@ import pandas as pd
 
 from scoremol.data.read import MoleculeChunk
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
+from scoremol.pool import WorkerPool, default_workers
 
 Part = TypeVar("Part")
 Result = TypeVar("Result")
@@ -39,21 +36,6 @@ Result = TypeVar("Result")
 PARALLEL_MIN_ROWS = 4000
 #: Rows per unit of work sent to a worker.
 WORK_ROWS = 1000
-
-
-def default_workers() -> int:
-    """Worker processes to use: the CPUs this process may run on (``SCOREMOL_WORKERS``
-    overrides; 1 disables the pool)."""
-    env = os.environ.get("SCOREMOL_WORKERS", "").strip()
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            pass
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def bare_chunk(chunk: MoleculeChunk) -> MoleculeChunk:
@@ -129,54 +111,6 @@ class ChunkJob(Generic[Part, Result]):
     initargs: tuple = ()
 
 
-#: Signals held while this process forks (see :func:`signals_held`).
-HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextmanager
-def signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while this process forks, and raise them right after.
-
-    Right after a fork CPython runs at-fork callbacks (logging's lock release, among
-    others), where an exception is printed as "ignored" and lost: a Ctrl-C landing in
-    that instant was swallowed, and the command ran on to the end. Meanwhile the handlers
-    only note the signal; once the fork is done the usual handlers are back and the noted
-    signals are raised again. (Blocking the signal in this thread is not enough: numpy's
-    and torch's threads would still take it.) Forked workers reset what they inherit.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    noted: list[int] = []
-    previous = {s: signal.signal(s, lambda signum, frame: noted.append(signum)) for s in HELD_SIGNALS}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        for s in dict.fromkeys(noted):
-            signal.raise_signal(s)
-
-
-def start_worker(initializer: Callable[..., None] | None, initargs: tuple) -> None:
-    """Workers leave Ctrl-C to the parent, which stops the pool and reports once; SIGTERM
-    (held while forking, see :func:`signals_held`) ends a worker again."""
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if initializer is not None:
-        initializer(*initargs)
-
-
-def _pool(workers: int, job: ChunkJob) -> ProcessPoolExecutor:
-    # fork: workers start in milliseconds and inherit the parent's imports and objects
-    # (initargs are not pickled), the same trade-off torch's own DataLoader makes on Linux.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=start_worker, initargs=(job.initializer, job.initargs)
-    )
-
-
 def iter_chunk_results(
     chunks: Iterable[MoleculeChunk],
     job: ChunkJob,
@@ -204,17 +138,16 @@ def iter_chunk_results(
         return
     pending: deque[tuple[MoleculeChunk, list[Future]]] = deque()
     source = _chain(buffered, iterator)
-    pool = _pool(workers, job)
+    pool = WorkerPool(workers, job.initializer, job.initargs)
     try:
 
         def submit(chunk: MoleculeChunk) -> None:
             pending.append((chunk, [pool.submit(job.remote, bare_chunk(p)) for p in split_chunk(chunk, WORK_ROWS)]))
 
-        with signals_held():  # the first submit forks the workers
-            for chunk in source:
-                submit(chunk)
-                if len(pending) >= 2 * workers:
-                    break
+        for chunk in source:
+            submit(chunk)
+            if len(pending) >= 2 * workers:
+                break
         for chunk in source:
             done, parts = pending.popleft()
             yield done, job.combine([f.result() for f in parts], done)
@@ -223,7 +156,7 @@ def iter_chunk_results(
             done, parts = pending.popleft()
             yield done, job.combine([f.result() for f in parts], done)
     finally:  # also on an interrupt or when the consumer stops early (`| head`)
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(cancel=True)
 
 
 def _chain(first: list[MoleculeChunk], rest: Iterator[MoleculeChunk]) -> Iterator[MoleculeChunk]:

@@ -16,6 +16,7 @@ import json
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
@@ -78,6 +79,11 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
         payload["trees"] = [torch.frombuffer(bytearray(b or b"\0"), dtype=torch.uint8) for b in model.tree.blobs]
     if model.domain is not None:
         payload["domain_reference"] = model.domain.reference.half().contiguous()
+        if model.domain.smiles is not None and model.domain.labels is not None:
+            # the training molecules, for the nearest-neighbour panel of reports (plain tensors)
+            text = "\n".join(model.domain.smiles).encode()
+            payload["domain_smiles"] = torch.frombuffer(bytearray(text or b"\0"), dtype=torch.uint8)
+            payload["domain_labels"] = torch.from_numpy(np.asarray(model.domain.labels, dtype=np.float32))
     with atomic_write(path, "wb") as handle:
         torch.save(payload, handle)
 
@@ -111,13 +117,21 @@ def _load_calibration(meta: dict) -> list[Calibration] | None:
     return [Calibration.from_dict(c) for c in meta["calibration"]]
 
 
-def _load_domain(meta: dict, reference) -> Domain | None:
+def _training_examples(payload: dict) -> tuple[list[str] | None, np.ndarray | None]:
+    """The training SMILES and labels stored beside the domain (None, None when absent)."""
+    if "domain_smiles" not in payload or "domain_labels" not in payload:
+        return None, None
+    smiles = bytes(payload["domain_smiles"].numpy()).decode().split("\n")
+    return smiles, payload["domain_labels"].numpy().astype(np.float64)
+
+
+def _load_domain(meta: dict, reference, payload: dict | None = None) -> Domain | None:
     """The applicability domain described by ``meta``, with its reference embeddings."""
     if not _current_calibration(meta):
         return None
     if not isinstance(reference, torch.Tensor):
         raise ValueError("domain reference embeddings missing")
-    return Domain.from_meta(meta["domain"], reference)
+    return Domain.from_meta(meta["domain"], reference, *_training_examples(payload or {}))
 
 
 def load_model(path: str | Path) -> TrainedModel:
@@ -187,7 +201,7 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
             descriptor_columns=meta.get("descriptor_columns"),
             tree=_load_tree(meta.get("tree"), payload),
             calibration=_load_calibration(meta),
-            domain=_load_domain(meta, payload.get("domain_reference")),
+            domain=_load_domain(meta, payload.get("domain_reference"), payload),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ScoremolError(

@@ -55,6 +55,8 @@ class Prediction:
     status: list[str] = field(default_factory=list)
     reason: list[str] = field(default_factory=list)
     graph_row: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: the first member's embedding of each graph ``[G, d]`` (the domain's space), when asked for
+    embedding: torch.Tensor | None = None
 
     def difficulty(self, target: int = 0) -> np.ndarray:
         """What the calibration of ``target`` reads to size each graph's interval ``[G, 3]``."""
@@ -70,6 +72,8 @@ class Prediction:
             values = [getattr(p, name) for p in parts]
             if values[0] is None:
                 return None
+            if isinstance(values[0], torch.Tensor):
+                return torch.cat(values)
             return [v for value in values for v in value] if isinstance(values[0], list) else np.concatenate(values)
 
         return Prediction(
@@ -81,6 +85,7 @@ class Prediction:
             status=joined("status"),
             reason=joined("reason"),
             graph_row=concat_row_indices([p.graph_row for p in parts], [len(p.status) for p in parts]),
+            embedding=joined("embedding"),
         )
 
 
@@ -156,6 +161,7 @@ class TrainedModel:
         batch_size: int = 256,
         device: str = "cpu",
         domain: bool = True,
+        embed: bool = False,
     ) -> Prediction:
         """The one way a trained model predicts: rows ``ids`` (default: all) of a featurized
         data set, batched straight from its packed arrays (no per-molecule objects).
@@ -163,11 +169,12 @@ class TrainedModel:
         ``ids`` index graphs and give a graphs-only answer; without them the answer covers
         every row of ``data`` with its status and reason. The spread is the networks'
         standard deviation; a blended tree moves the mean. ``domain``: also the similarity to
-        the training data and the domain verdict (when the model has a domain).
+        the training data and the domain verdict (when the model has a domain); ``embed``:
+        also each graph's embedding (to find its nearest training molecules).
         """
         every_row = ids is None
         ids = np.arange(data.num_graphs) if ids is None else np.asarray(ids, dtype=np.int64)
-        result = self._predict_graphs(data, ids, batch_size, device, domain)
+        result = self._predict_graphs(data, ids, batch_size, device, domain, embed)
         if every_row:
             result = replace(result, status=list(data.status), reason=list(data.reason), graph_row=data.graph_row)
         else:
@@ -177,7 +184,7 @@ class TrainedModel:
         return result
 
     def _predict_graphs(
-        self, data: FeaturizedDataset, ids: np.ndarray, batch_size: int, device: str, domain: bool
+        self, data: FeaturizedDataset, ids: np.ndarray, batch_size: int, device: str, domain: bool, embed: bool
     ) -> Prediction:
         raw = None if data.descriptors is None else data.descriptors[ids]
         n = len(ids)
@@ -200,16 +207,18 @@ class TrainedModel:
                 )
 
         measure = domain and self.domain is not None
-        mean, std, embedding = self._run_members(batches(), n, device, embed=measure)
+        mean, std, embedding = self._run_members(batches(), n, device, embed=measure or embed)
         if self.tree is not None and n:
             if raw is None:
                 raise ValueError("this model blends a tree on descriptors but none were computed")
             mean = self.tree.blend(mean, raw)
+        kept = embedding if embed else None
         if not measure:
-            return Prediction(mean, std)
+            return Prediction(mean, std, embedding=kept)
         similarity = self.domain.similarity(embedding)
         reasons = self.domain.reasons(data.x, data.atom_ptr, ids, similarity)
-        return Prediction(mean, std, similarity, reasons, data.atom_ptr[ids + 1] - data.atom_ptr[ids])
+        atoms = data.atom_ptr[ids + 1] - data.atom_ptr[ids]
+        return Prediction(mean, std, similarity, reasons, atoms, embedding=kept)
 
     @torch.inference_mode()
     def _run_members(

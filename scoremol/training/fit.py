@@ -12,7 +12,7 @@ import copy
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import torch
@@ -348,6 +348,9 @@ def train_model(
         calibration, domain, held_out = calibrate(
             full, rows, y_all, folds, [m.outputs for m in members], target_scaler, fit_tree
         )
+        # the training molecules and their labels ride along, for reports' nearest neighbours
+        smiles = full.table[full.smiles_col].astype(str).to_numpy()[full.graph_row[rows]]
+        domain = replace(domain, smiles=smiles.tolist(), labels=y_all.astype(np.float32))
         for m in members:
             m.outputs = None  # not part of the model
         calibration_seconds = time.perf_counter() - start

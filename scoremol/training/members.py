@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import multiprocessing
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from typing import Any, NamedTuple
 
 import torch
 
-from scoremol.featurizers.parallel import default_workers, signals_held, start_worker
+from scoremol.pool import WorkerPool, default_workers
 
 #: What the forked workers inherit: set just before the pool starts, cleared after.
 _SHARED: dict[str, Any] = {}
@@ -47,7 +47,6 @@ def member_plan(ensemble: int, device: str = "cpu", cpus: int | None = None) -> 
 
 
 def _start(threads: int) -> None:
-    start_worker(None, ())
     torch.set_num_threads(threads)
 
 
@@ -75,13 +74,11 @@ def train_members(
             return [fit(*job, on_epoch=on_epoch) for job in jobs]
         finally:
             torch.set_num_threads(previous)
-    context = multiprocessing.get_context("fork")
-    relay = context.SimpleQueue()
+    relay = multiprocessing.get_context("fork").SimpleQueue()
     _SHARED.update(fit=fit, jobs=jobs, relay=relay)  # inherited by fork, never pickled
-    pool = ProcessPoolExecutor(plan.processes, mp_context=context, initializer=_start, initargs=(plan.threads,))
+    pool = WorkerPool(plan.processes, _start, (plan.threads,))
     try:
-        with signals_held():  # the first submit forks the workers
-            futures: list[Future] = [pool.submit(_train_remote, k) for k in range(len(jobs))]
+        futures: list[Future] = [pool.submit(_train_remote, k) for k in range(len(jobs))]
         pending = set(futures)
         while pending:
             _drain(relay, on_epoch)
@@ -92,27 +89,12 @@ def train_members(
         results = [f.result() for f in futures]
     except BaseException:
         # workers ignore Ctrl-C (the parent reports it): stop them now, not after a member
-        _stop(pool)
+        pool.stop()
         _SHARED.clear()
         raise
-    pool.shutdown(wait=True)
+    pool.shutdown()
     _SHARED.clear()
     return results
-
-
-def _stop(pool: ProcessPoolExecutor, grace: float = 5.0) -> None:
-    """End every worker of ``pool`` without waiting for its jobs. SIGTERM first; SIGKILL for
-    a worker that survives it (one forked a moment ago may still run the parent's signal
-    handlers, which only note the signal), so a failed fit never hangs on its workers."""
-    processes = list(getattr(pool, "_processes", {}).values())
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(grace)
-        if process.is_alive():
-            process.kill()
-            process.join(grace)
-    pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _drain(relay, on_epoch: Callable[[int, dict], None] | None) -> None:

@@ -62,6 +62,19 @@ def _finish(proc: subprocess.Popen) -> str:
         return proc.communicate()[1] + "\n(killed: no exit within 120 s of the signal)"
 
 
+def _cpu_ticks(pids: list[int]) -> int:
+    """User plus system CPU time the processes ``pids`` have used so far, in clock ticks."""
+    total = 0
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total
+
+
 def _wait_for_workers(proc: subprocess.Popen, timeout: float = 120.0) -> list[int]:
     """Wait until ``proc`` has child processes (its featurization pool is running) and return
     their ids; fail if it exits first or none appear in time."""
@@ -73,24 +86,29 @@ def _wait_for_workers(proc: subprocess.Popen, timeout: float = 120.0) -> list[in
             err = _finish(proc)
             pytest.fail(f"the command exited ({proc.returncode}) before its worker pool started:\n{err}")
         workers = _children(proc.pid)
-        if workers:
-            time.sleep(0.3)  # let the pool take its first chunks
+        if workers and _cpu_ticks(workers) > 0:  # the pool has taken its first chunks
             return workers
         time.sleep(0.05)
     proc.kill()
     pytest.fail(f"no worker processes within {timeout:.0f} s:\n{_finish(proc)}")
 
 
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # renamed or removed meanwhile
+        return 0
+
+
 def _interrupt_when_writing(proc: subprocess.Popen, directory: Path, timeout: float = 120.0) -> None:
-    """Send SIGINT (as Ctrl-C does) once the temporary output file exists."""
+    """Send SIGINT (as Ctrl-C does) once rows are in the temporary output file."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             err = _finish(proc)
             pytest.fail(f"the command exited ({proc.returncode}) before it started writing its output:\n{err}")
-        if any(p.name.endswith(".part") for p in directory.iterdir()):
-            time.sleep(0.3)
-            proc.send_signal(signal.SIGINT)
+        if any(p.name.endswith(".part") and _size(p) > 0 for p in directory.iterdir()):
+            proc.send_signal(signal.SIGINT)  # rows are being written
             return
         time.sleep(0.05)
     proc.kill()
@@ -166,8 +184,9 @@ def test_ctrl_c_while_starting_up_exits_130_without_traceback(delay, tmp_path):
     # can then mark the interrupt as unhandled and die by SIGINT (-2) after our message.
     src = _smi(tmp_path / "big.smi", 40_000)
     proc = _start(["featurize", str(src), "-o", str(tmp_path / "f.pt"), "--no-cache"], tmp_path)
-    time.sleep(delay)
+    time.sleep(delay)  # the point in start-up to interrupt: the test's parameter, not a wait
     assert proc.poll() is None, "the command ended before the signal was sent"
+    assert not _children(proc.pid) and not (tmp_path / "f.pt").exists(), "start-up was over (a pool runs)"
     proc.send_signal(signal.SIGINT)
     err = _finish(proc)
     assert proc.returncode == 130, err

@@ -84,7 +84,7 @@ def test_a_signal_during_a_fork_is_held_then_raised():
 
     script = (
         "import signal\n"
-        "from scoremol.featurizers.parallel import signals_held\n"
+        "from scoremol.pool import signals_held\n"
         "try:\n"
         "    with signals_held():\n"
         "        signal.raise_signal(signal.SIGINT)\n"  # in this thread: no other thread takes it late

@@ -47,7 +47,7 @@ def dask_client(scheduler: str, workers: int | None = None) -> Iterator[Client]:
         finally:
             client.close()
         return
-    from scoremol.featurizers.parallel import default_workers
+    from scoremol.pool import default_workers
 
     cluster = LocalCluster(
         n_workers=workers or default_workers(),

@@ -1,0 +1,60 @@
+"""The nearest training molecules of a prediction, with their measured values.
+
+A chemist trusts a prediction more when the model has seen molecules like it, and can
+check them: this finds, in the model's own embedding space (the space its applicability
+domain is measured in), the training molecules nearest to each query, and returns them
+with what was measured for them. It needs a model saved with its training molecules
+(:attr:`scoremol.calibration.Domain.smiles`); for any other model it returns nothing.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scoremol.data.read import smiles_chunk
+from scoremol.data.registry import target_label
+from scoremol.featurizers.dataset import featurize_chunk
+from scoremol.models.trained import TrainedModel
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """One training molecule near a query: its SMILES, measured values by target label
+    (only those measured), and its similarity to the query (0-1, 0.5 typical)."""
+
+    smiles: str
+    measured: dict[str, float]
+    similarity: float
+
+
+def has_training_examples(model: TrainedModel) -> bool:
+    """Whether ``model`` carries its training molecules (bundled models do)."""
+    return model.domain is not None and model.domain.smiles is not None and model.domain.labels is not None
+
+
+def nearest_training(model: TrainedModel, smiles: list[str], count: int = 3) -> list[list[Neighbour]]:
+    """The ``count`` nearest training molecules of each SMILES, nearest first (an empty
+    list for a SMILES that cannot be featurized, and for every SMILES when the model has
+    no training molecules)."""
+    if not has_training_examples(model) or not smiles:
+        return [[] for _ in smiles]
+    networks = model.without_tree()  # the embedding is the networks': skip the tree's descriptors
+    data = featurize_chunk(smiles_chunk(list(smiles)), networks.featurizer)
+    prediction = networks.predict(data, domain=False, embed=True)
+    index, similarity = model.domain.nearest(prediction.embedding, count)
+    labels = [target_label(t) for t in model.target_names]
+    found: list[list[Neighbour]] = [[] for _ in smiles]
+    for g, row in enumerate(prediction.graph_row):
+        found[int(row)] = [
+            Neighbour(
+                model.domain.smiles[i],
+                {label: float(v) for label, v in zip(labels, model.domain.labels[i]) if not math.isnan(v)},
+                float(s),
+            )
+            for i, s in zip(index[g], similarity[g])
+        ]
+    return found
+
+
+__all__ = ["Neighbour", "has_training_examples", "nearest_training"]
