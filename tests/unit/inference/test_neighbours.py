@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-
 import pytest
 
 from scoremol.inference.neighbours import has_training_examples, nearest_training
