@@ -77,7 +77,7 @@ def _ranges(ptr: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(total, dtype=np.int64) + offsets, counts
 
 
-def _make_batch(
+def make_batch(
     x: torch.Tensor,
     edge_index: torch.Tensor,
     edge_attr: torch.Tensor,
@@ -108,7 +108,7 @@ def collate_arrays(
     edge_idx, edge_counts = _ranges(edge_ptr, ids)
     new_offsets = np.concatenate([[0], np.cumsum(atom_counts)[:-1]]).astype(np.int64)
     ei = edge_index[:, edge_idx] + np.repeat(new_offsets, edge_counts)
-    return _make_batch(
+    return make_batch(
         torch.from_numpy(np.ascontiguousarray(x[atom_idx])),
         torch.from_numpy(np.ascontiguousarray(ei)),
         torch.from_numpy(np.ascontiguousarray(edge_attr[edge_idx])),
@@ -126,7 +126,7 @@ def collate_graphs(graphs: list[Graph | Data]) -> GraphBatch:
     y = torch.cat([g.y for g in graphs]) if graphs and getattr(graphs[0], "y", None) is not None else None
     desc = getattr(graphs[0], "descriptors", None) if graphs else None
     descriptors = torch.cat([g.descriptors for g in graphs]) if desc is not None else None
-    return _make_batch(
+    return make_batch(
         torch.cat([g.x for g in graphs]),
         edge_index,
         torch.cat([g.edge_attr for g in graphs]),

@@ -10,7 +10,8 @@ with what was measured for them. It needs a model saved with its training molecu
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from scoremol.data.read import smiles_chunk
 from scoremol.data.registry import target_label
@@ -20,12 +21,14 @@ from scoremol.models.trained import TrainedModel
 
 @dataclass(frozen=True)
 class Neighbour:
-    """One training molecule near a query: its SMILES, measured values by target label
-    (only those measured), and its similarity to the query (0-1, 0.5 typical)."""
+    """A training molecule near a query: its SMILES, its similarity to the query (0-1,
+    0.5 typical), its measured values by target label (a task it was not measured for is
+    absent) and a name when one is known."""
 
     smiles: str
-    measured: dict[str, float]
     similarity: float
+    values: Mapping[str, float] = field(default_factory=dict)
+    name: str = ""
 
 
 def has_training_examples(model: TrainedModel) -> bool:
@@ -49,8 +52,8 @@ def nearest_training(model: TrainedModel, smiles: list[str], count: int = 3) -> 
         found[int(row)] = [
             Neighbour(
                 model.domain.smiles[i],
-                {label: float(v) for label, v in zip(labels, model.domain.labels[i]) if not math.isnan(v)},
                 float(s),
+                {label: float(v) for label, v in zip(labels, model.domain.labels[i]) if not math.isnan(v)},
             )
             for i, s in zip(index[g], similarity[g])
         ]

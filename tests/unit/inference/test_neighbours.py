@@ -38,7 +38,7 @@ def test_a_training_molecule_finds_itself_first_with_its_measured_value(calibrat
     found = nearest_training(back, [smiles[3], "not a smiles", smiles[40]], count=3)
     assert [len(f) for f in found] == [3, 0, 3]
     first = found[0][0]
-    assert first.smiles == smiles[3] and abs(first.measured["logS"] - labels[3]) < 1e-5
+    assert first.smiles == smiles[3] and abs(first.values["logS"] - labels[3]) < 1e-5
     assert first.similarity > 0.95 and found[0][0].similarity >= found[0][1].similarity >= found[0][2].similarity
     assert found[2][0].smiles == smiles[40]
 

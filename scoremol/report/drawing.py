@@ -1,0 +1,63 @@
+"""Structures as small SVG text, drawn by RDKit, for the HTML report.
+
+The SVG goes into the page as an image (``<img src="data:image/svg+xml,...">``, set by the
+page's script), never as markup: an image cannot run script whatever it holds.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rdkit import Chem, RDLogger
+from rdkit.Chem.Draw import rdMolDraw2D
+
+_HEADER = re.compile(r"<\?xml[^>]*\?>\s*")
+
+
+def _compact(svg: str) -> str:
+    """The SVG without its XML declaration and blank lines (a few hundred bytes a molecule)."""
+    return "\n".join(line for line in _HEADER.sub("", svg).splitlines() if line.strip())
+
+
+@lru_cache(maxsize=4096)
+def structure_svg(smiles: str, width: int = 150, height: int = 110) -> str | None:
+    """The 2D structure of ``smiles`` as SVG text, or None when RDKit cannot parse it.
+
+    Cached: a report draws each distinct SMILES once (neighbours repeat across rows)."""
+    RDLogger.DisableLog("rdApp.*")
+    try:
+        mol = Chem.MolFromSmiles(str(smiles))
+    finally:
+        RDLogger.EnableLog("rdApp.*")
+    if mol is None or mol.GetNumAtoms() == 0:
+        return None
+    return mol_svg(mol, width, height)
+
+
+def mol_svg(mol: Chem.Mol, width: int = 150, height: int = 110) -> str | None:
+    """An RDKit molecule drawn as SVG text (None if RDKit cannot draw it)."""
+    try:
+        drawer = rdMolDraw2D.MolDraw2DSVG(width, height)
+        options = drawer.drawOptions()
+        options.clearBackground = False
+        options.padding = 0.08
+        options.fixedBondLength = 20  # small molecules stay small instead of filling the cell
+        rdMolDraw2D.PrepareAndDrawMolecule(drawer, mol)
+        drawer.FinishDrawing()
+    except Exception:  # a molecule RDKit parsed but cannot depict: no picture, not a failed report
+        return None
+    return _compact(drawer.GetDrawingText())
+
+
+def contribution_svg(mol: Chem.Mol, weights: list[float], width: int = 320, height: int = 260) -> str | None:
+    """The atom-contribution map (the similarity map on a coarser grid than the default:
+    about a seventh of the size, 40-100 kB a molecule), or None when it cannot be drawn."""
+    from scoremol.inference.explain import similarity_map
+
+    try:
+        svg, _ = similarity_map(mol, weights, size=(width, height), resolution=0.3, fill=True, png=False)
+    except Exception:
+        return None
+    # the filled grid is many small rectangles: without anti-aliasing they show no seams
+    return _compact(svg).replace("<svg ", '<svg shape-rendering="crispEdges" ', 1)
