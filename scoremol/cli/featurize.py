@@ -10,8 +10,8 @@ import typer
 from rich.table import Table
 
 from scoremol.cli.app import app, console
+from scoremol.cli.display import failed_rows_table
 from scoremol.cli.options import INPUT, OUTPUT, RUN, Format, SmilesCol, Standardize, Workers
-from scoremol.cli.report import failed_rows_table
 from scoremol.errors import ScoremolError
 from scoremol.spec import DEFAULTS
 from scoremol.training.setup import feature_plan

@@ -28,6 +28,7 @@ __all__ = [
     "RUN",
     "Device",
     "Format",
+    "ReportRows",
     "SmilesCol",
     "Standardize",
     "Target",
@@ -66,6 +67,15 @@ Workers = Annotated[
     ),
 ]
 Device = Annotated[str, typer.Option("--device", help="cpu, cuda or auto.", rich_help_panel=RUN)]
+ReportRows = Annotated[
+    int,
+    typer.Option(
+        "--report-rows",
+        min=1,
+        help="Rows in the report's table: the most worth a look (failed, out of domain, least soluble).",
+        rich_help_panel=OUTPUT,
+    ),
+]
 Target = Annotated[
     Optional[list[str]],
     typer.Option(

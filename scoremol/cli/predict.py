@@ -9,7 +9,8 @@ from typing import Annotated, Optional
 import typer
 
 from scoremol.cli.app import app, console, info, state
-from scoremol.cli.options import INPUT, OUTPUT, RUN, Device, Format, SmilesCol, dataclass_options
+from scoremol.cli.options import INPUT, OUTPUT, RUN, Device, Format, ReportRows, SmilesCol, dataclass_options
+from scoremol.errors import ScoremolError
 from scoremol.inference.distributed.request import DistributedRequest
 from scoremol.spec import DEFAULT_COVERAGE
 
@@ -92,6 +93,17 @@ def predict(
         bool,
         typer.Option("--progress", help="Show progress even when stderr is not a terminal.", rich_help_panel=OUTPUT),
     ] = False,
+    report: Annotated[
+        Optional[Path],
+        typer.Option(
+            "--report",
+            help="Also write an HTML report here: structures, intervals, nearest training molecules, atom maps "
+            "(one file, opens offline).",
+            rich_help_panel=OUTPUT,
+            show_default=False,
+        ),
+    ] = None,
+    report_rows: ReportRows = 1000,
     network_only: Annotated[
         bool,
         typer.Option(
@@ -148,6 +160,8 @@ def predict(
     path, smiles = resolve_prediction_inputs(inputs)
     cluster = replace(cluster, workers=workers)
     distributed = cluster.check(path, smiles is not None, output, device)
+    if distributed and report is not None:
+        raise ScoremolError("--report applies to single-machine runs; write it afterwards with scoremol report OUTPUT")
     # one writer per output: a second run on the same file or parts folder stops here, at
     # once, before the seconds of importing torch
     with output_lock(output if output is not None else cluster.parts_dir):
@@ -182,7 +196,7 @@ def predict(
             where += f"; {reused:,} shards reused from {summary.parts}" if cluster.resume else ""
         else:
             from scoremol.device import resolve_device
-            from scoremol.inference.output import open_output
+            from scoremol.inference.output import as_sink, open_output
             from scoremol.inference.predict import predict_stream
 
             def on_chunk(rows: int, ok: int) -> None:
@@ -195,20 +209,25 @@ def predict(
                     path, settings["fmt"], settings["smiles_col"] = str(Path(tmp) / "arguments.smi"), "smi", None
                     Path(path).write_text("".join(f"{s}\n" for s in smiles))
                 with open_output(output) as out:
-                    summary = predict_stream(
-                        trained,
-                        path,
-                        out,
-                        device=resolve_device(device),
-                        on_chunk=on_chunk,
-                        workers=workers,
-                        **settings,
-                    )
+                    sink = as_sink(out) if report is None else _collector(trained, as_sink(out), report_rows)
+                    run = dict(device=resolve_device(device), on_chunk=on_chunk, workers=workers)
+                    summary = predict_stream(trained, path, sink, **run, **settings)
             where = ""
+            if report is not None:
+                from scoremol.cli.report import write_and_tell
+
+                write_and_tell(sink, report, trained, settings["smiles_col"], options)
     failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
     info(
         f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed}{where} in {time.perf_counter() - STARTED:.1f} s"
     )
+
+
+def _collector(model, sink, rows: int):
+    from scoremol.report.collect import ReportCollector
+    from scoremol.report.html import ReportTask
+
+    return ReportCollector(sink, ReportTask.from_model(model), rows)
 
 
 def _load(model: Optional[Path], network_only: bool):

@@ -1,87 +1,114 @@
-"""Tables and progress displays the commands print on standard error."""
+"""``scoremol report`` and ``scoremol explain``: what a chemist looks at beside the numbers."""
 
 from __future__ import annotations
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
+from pathlib import Path
+from typing import Annotated, Optional
 
-from scoremol.cli.app import console, state
+import typer
 
+from scoremol.cli.app import app, info
+from scoremol.cli.options import INPUT, OUTPUT, ReportRows, SmilesCol
+from scoremol.errors import ScoremolError
 
-def failed_rows_table(statuses: list[str], reasons: list[str], smiles: list[str], limit: int = 10) -> Table | None:
-    """The first ``limit`` rows that could not be featurized, or None when all could."""
-    bad = [(i, s, r) for i, (st, r, s) in enumerate(zip(statuses, reasons, smiles)) if st != "ok"]
-    if not bad:
-        return None
-    table = Table(title=f"{len(bad)} row(s) not featurized" + (f" (first {limit})" if len(bad) > limit else ""))
-    table.add_column("row", justify="right")
-    table.add_column("SMILES")
-    table.add_column("reason")
-    for i, s, r in bad[:limit]:
-        table.add_row(str(i), s[:60], r)
-    return table
+Model = Annotated[
+    Optional[Path],
+    typer.Option(
+        "--model", "-m", help="Model file or bundled model (default: the default model).", rich_help_panel=INPUT
+    ),
+]
 
 
-class TrainingProgress:
-    """Progress on stderr: one bar per ensemble member (epochs, time left, losses), a note
-    when a member stops early, and a line when the CatBoost phase starts.
+def write_and_tell(collector, path: Path, model, smiles_col: Optional[str], options) -> None:
+    """Write a collected report and say what it holds."""
+    from scoremol.data.registry import target_label
 
-    Used as ``with TrainingProgress(members, epochs, label) as show: fit(on_epoch=show.epoch,
-    on_phase=show.phase)``; ``reset(label)`` starts the bars again (the next cv fold).
+    labels = [target_label(t) for t in model.target_names] if model is not None else []
+    limits = options.thresholds(labels) if options is not None and labels else []
+    threshold = {label: limit for label, limit in zip(labels, limits) if limit is not None}
+    done = collector.write_report(path, model, smiles_col, threshold)
+    s = done.summary
+    info(
+        f"report: {path} ({s.shown:,} of {s.rows:,} rows, {done.maps:,} atom maps, {s.bytes / 1e6:.1f} MB, "
+        f"{done.seconds:.1f} s)"
+    )
+
+
+@app.command()
+def report(
+    predictions: Annotated[Path, typer.Argument(help="A scoremol predict output (CSV or Parquet).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="HTML file to write.", rich_help_panel=OUTPUT)] = Path(
+        "report.html"
+    ),
+    model: Model = None,
+    smiles_col: SmilesCol = None,
+    report_rows: ReportRows = 1000,
+) -> None:
+    """Write the HTML report of an existing predict output.
+
+    Nearest training molecules and atom maps come from --model, or from the default model
+    when the file holds its columns.
     """
+    from scoremol.models.checkpoint import load_model
+    from scoremol.pretrained import resolve_model
+    from scoremol.report.collect import ReportCollector
+    from scoremol.report.html import ReportTask
+    from scoremol.report.read import read_predictions
 
-    def __init__(self, members: int, epochs: int, label: str = "") -> None:
-        self.members, self.epochs = members, epochs
-        self.progress = Progress(
-            TextColumn("{task.description}"),
-            BarColumn(bar_width=24),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[stats]}"),
-            TimeElapsedColumn(),
-            TextColumn("left"),
-            TimeRemainingColumn(),
-            console=console,
-            transient=False,
-            disable=state["quiet"],
-        )
-        self.tasks: list = []
-        self._label = label
+    chunks, labels = read_predictions(predictions)
+    trained = load_model(resolve_model(model)[0])
+    tasks = ReportTask.from_model(trained)
+    if [t.label for t in tasks] != labels:
+        if model is not None:
+            raise ScoremolError(f"{predictions} holds {', '.join(labels)}; the model predicts those of its own")
+        trained, tasks = None, [ReportTask(label) for label in labels]
+    collector = ReportCollector(None, tasks, report_rows)
+    for chunk in chunks:
+        collector.write(chunk)
+    write_and_tell(collector, output, trained, smiles_col, None)
 
-    def __enter__(self) -> TrainingProgress:
-        self.progress.__enter__()
-        return self
 
-    def reset(self, label: str = "") -> None:
-        """Hide the current bars; the next epoch starts new ones under ``label`` (the next cv
-        fold), so nothing is shown for a run that never starts."""
-        for task in self.tasks:
-            self.progress.update(task, visible=False)
-        self.tasks, self._label = [], label
+@app.command()
+def explain(
+    inputs: Annotated[list[str], typer.Argument(metavar="INPUT...", help="SMILES strings or a file of molecules.")],
+    output_dir: Annotated[
+        Path, typer.Option("--output-dir", "-o", help="Folder for the files.", rich_help_panel=OUTPUT)
+    ] = Path("explanations"),
+    model: Model = None,
+    task: Annotated[
+        Optional[str], typer.Option("--task", help="Task label to explain (default: the first).", show_default=False)
+    ] = None,
+    smiles_col: SmilesCol = None,
+) -> None:
+    """Per-atom contributions to each prediction, as tables and maps.
 
-    def _bars(self) -> list:
-        if not self.tasks:
-            prefix = f"{self._label} " if self._label else ""
-            self.tasks = [
-                self.progress.add_task(f"{prefix}member {k + 1}", total=self.epochs, stats="")
-                for k in range(self.members)
-            ]
-        return self.tasks
+    Per molecule molN.csv/.json and a map (molN.svg/.png); explanations.csv for every row.
+    Each atom is removed in turn and the networks predict again; a blended tree's share,
+    read from whole-molecule descriptors, is not given to atoms.
+    """
+    from scoremol.data.read import read_input
+    from scoremol.data.registry import resolve_prediction_inputs, target_label
+    from scoremol.inference.explain import atom_contributions
+    from scoremol.models.checkpoint import load_model
+    from scoremol.pretrained import resolve_model
+    from scoremol.report.collect import NAME_COLUMNS
+    from scoremol.report.explain_files import write_explanations
 
-    def epoch(self, member: int, record: dict) -> None:
-        stats = f"loss {record['train_loss']:.3f}"
-        if "val_rmse" in record:
-            stats += f" val {record['val_rmse']:.3f} best {record['best_val_rmse']:.3f}"
-        self.progress.update(self._bars()[member], completed=record["epoch"], stats=stats)
-        if "stopped_early_best_epoch" in record:  # early stopping ends this member now
-            self.progress.update(self.tasks[member], total=record["epoch"])
-            self.progress.console.print(
-                f"member {member + 1} stopped early at epoch {record['epoch']} (best epoch "
-                f"{record['stopped_early_best_epoch']}, no improvement for the patience)",
-                highlight=False,
-            )
-
-    def phase(self, name: str) -> None:
-        self.progress.console.print(f"{name}: fitting ...", highlight=False)
-
-    def __exit__(self, *exc) -> None:
-        self.progress.__exit__(*exc)
+    path, smiles = resolve_prediction_inputs(inputs)
+    names = None
+    if smiles is None:
+        chunk = read_input(path, smiles_col)
+        smiles = list(chunk.smiles)
+        name = next((c for c in NAME_COLUMNS if c in chunk.frame.columns), None)
+        names = chunk.frame[name].astype(str).tolist() if name else None
+    trained = load_model(resolve_model(model)[0])
+    labels = [target_label(t) for t in trained.target_names]
+    if task is not None and task not in labels:
+        raise ScoremolError(f"--task {task}: this model predicts {', '.join(labels)}")
+    try:
+        items = atom_contributions(trained, smiles, labels.index(task) if task else 0)
+    except ValueError as exc:
+        raise ScoremolError(str(exc)) from None
+    index = write_explanations(output_dir, items, names)
+    done = sum(item.ok for item in items)
+    info(f"explained {done:,}/{len(items):,} molecules ({labels[labels.index(task) if task else 0]}): {index}")

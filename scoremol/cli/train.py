@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from scoremol.cli.app import app, console, info
+from scoremol.cli.display import TrainingProgress
 from scoremol.cli.options import OUTPUT, Format, SmilesCol, Target, training_options
-from scoremol.cli.report import TrainingProgress
 from scoremol.spec import TrainingSpec
 
 

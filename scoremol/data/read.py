@@ -20,10 +20,32 @@ from typing import BinaryIO
 import pandas as pd
 from rdkit import Chem
 
+from scoremol.data.chunk import SMILES_NAMES, MoleculeChunk, check_header, find_smiles_column, smiles_chunk
+from scoremol.data.parquet import PYARROW_HINT, iter_parquet, open_parquet, parquet_module
 from scoremol.errors import ScoremolError
 
+__all__ = [
+    "FORMATS",
+    "PYARROW_HINT",
+    "PrefixedStream",
+    "SMILES_NAMES",
+    "MoleculeChunk",
+    "check_header",
+    "detect_format",
+    "find_smiles_column",
+    "iter_chunks",
+    "iter_parquet",
+    "iter_sdf",
+    "iter_smi",
+    "iter_table",
+    "open_parquet",
+    "parquet_module",
+    "read_input",
+    "smiles_chunk",
+    "sniff_format",
+]
+
 FORMATS = ("csv", "tsv", "smi", "sdf", "parquet")
-SMILES_NAMES = ("smiles", "SMILES", "Smiles")
 _EXTENSIONS = {
     ".csv": "csv",
     ".tsv": "tsv",
@@ -39,33 +61,6 @@ _EXTENSIONS = {
     ".parquet": "parquet",
     ".pq": "parquet",
 }
-PYARROW_HINT = "pip install 'scoremol[dask]'"
-
-
-@dataclass
-class MoleculeChunk:
-    """A block of consecutive input rows.
-
-    ``frame`` holds the columns a user gets back in outputs (all values as strings);
-    ``smiles`` the raw SMILES of each row; ``mols`` pre-parsed molecules for formats that
-    carry structures (SDF), with ``errors`` the per-row reason when a record failed.
-    """
-
-    frame: pd.DataFrame
-    smiles: list[str]
-    start: int
-    smiles_col: str = "smiles"
-    mols: list[Chem.Mol | None] | None = None
-    errors: list[str] | None = None
-
-    def __len__(self) -> int:
-        return len(self.smiles)
-
-
-def smiles_chunk(smiles: list[str], extra: dict[str, object] | None = None) -> MoleculeChunk:
-    """A chunk from SMILES held in memory (a ``smiles`` column, plus ``extra`` columns)."""
-    frame = pd.DataFrame({"smiles": smiles, **(extra or {})})
-    return MoleculeChunk(frame, list(smiles), 0, "smiles")
 
 
 @dataclass
@@ -132,34 +127,6 @@ def sniff_format(first_line: bytes, smiles_col: str | None) -> str:
     return "smi"
 
 
-def find_smiles_column(columns: list[str], requested: str | None) -> str:
-    """The SMILES column: ``requested`` if given, else one named smiles/SMILES/Smiles."""
-    if requested is not None:
-        if requested in columns:
-            return requested
-        raise ScoremolError(f"SMILES column {requested!r} not found; columns are: {', '.join(map(str, columns))}")
-    for name in SMILES_NAMES:
-        if name in columns:
-            return name
-    matches = [c for c in columns if str(c).strip().lower() == "smiles"]
-    if len(matches) == 1:
-        return matches[0]
-    raise ScoremolError(
-        "no SMILES column found (looked for smiles/SMILES/Smiles); name the SMILES column (smiles_col); "
-        f"columns are: {', '.join(map(str, columns))}"
-    )
-
-
-def _check_header(header: list[str]) -> None:
-    seen, dupes = set(), []
-    for name in header:
-        if name in seen and name not in dupes:
-            dupes.append(name)
-        seen.add(name)
-    if dupes:
-        raise ScoremolError(f"duplicate column names in header: {', '.join(dupes)}")
-
-
 def iter_table(stream: BinaryIO, sep: str, smiles_col: str | None, chunk_size: int) -> Iterator[MoleculeChunk]:
     text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="replace", newline="")
     try:
@@ -167,7 +134,7 @@ def iter_table(stream: BinaryIO, sep: str, smiles_col: str | None, chunk_size: i
         if not first.strip():
             raise ScoremolError("input is empty (no header line)")
         header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
-        _check_header(header)
+        check_header(header)
         col = find_smiles_column(header, smiles_col)
         reader = pd.read_csv(
             _ChainText(first, text),
@@ -331,70 +298,6 @@ def iter_chunks(
             yield from iter_smi(stream, chunk_size)
         else:
             yield from iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
-
-
-def parquet_module():
-    """``pyarrow.parquet``, or a one-line error saying how to install it."""
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ScoremolError(f"Parquet files need pyarrow: {PYARROW_HINT}") from None
-    return pq
-
-
-def open_parquet(path: str):
-    """A ``pyarrow.parquet.ParquetFile``; an unreadable file is a one-line error."""
-    pq = parquet_module()
-    try:
-        return pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises ArrowInvalid, OSError, ... for a bad file
-        raise ScoremolError(f"{path} is not a readable Parquet file ({str(exc).splitlines()[0][:160]})") from None
-
-
-def parquet_smiles_column(parquet, smiles_col: str | None) -> str:
-    """The SMILES column of a Parquet file, by the same rules as a CSV header."""
-    names = list(parquet.schema_arrow.names)
-    _check_header(names)
-    return find_smiles_column(names, smiles_col)
-
-
-def parquet_frame_chunk(frame: pd.DataFrame, col: str, start: int) -> MoleculeChunk:
-    """A chunk over Parquet rows: the columns keep their types; a missing SMILES is empty."""
-    values = frame[col]
-    smiles = ["" if missing else str(s).strip() for s, missing in zip(values.tolist(), values.isna().tolist())]
-    return MoleculeChunk(frame.reset_index(drop=True), smiles, start, col)
-
-
-def iter_parquet(
-    path: str, smiles_col: str | None, chunk_size: int, rows: tuple[int, int] | None = None
-) -> Iterator[MoleculeChunk]:
-    """Rows of a Parquet file (``rows``: only rows ``[start, stop)``), ``chunk_size`` at a time.
-
-    Unlike text input, the columns keep their Parquet types (a number stays a number in a
-    Parquet output); only the SMILES column is read as text.
-    """
-    parquet = open_parquet(path)
-    col = parquet_smiles_column(parquet, smiles_col)
-    first, last = rows if rows is not None else (0, parquet.metadata.num_rows)
-    start = 0  # the first row of the current row group
-    emitted = 0
-    for group in range(parquet.num_row_groups):
-        size = parquet.metadata.row_group(group).num_rows
-        if start + size <= first:
-            start += size
-            continue
-        if start >= last:
-            break
-        position = start
-        for batch in parquet.iter_batches(batch_size=chunk_size, row_groups=[group], use_threads=False):
-            lo, hi = max(first - position, 0), min(last - position, batch.num_rows)
-            position += batch.num_rows
-            if hi <= lo:
-                continue
-            frame = batch.slice(lo, hi - lo).to_pandas()
-            yield parquet_frame_chunk(frame, col, emitted)
-            emitted += len(frame)
-        start += size
 
 
 def read_input(path: str, smiles_col: str | None = None, fmt: str | None = None) -> MoleculeChunk:

@@ -8,27 +8,31 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Protocol, TextIO
+from typing import BinaryIO, TextIO
 
 import pandas as pd
 
-from scoremol.data.read import parquet_module
+from scoremol.data.parquet import parquet_module
 
 #: How prediction floats are written to CSV (six significant digits, like the bundled models' accuracy).
 FLOAT_FORMAT = "%.6g"
 
 
-class FrameSink(Protocol):
-    """Takes consecutive output rows as data frames with the same columns."""
+class FrameSink(ABC):
+    """Takes consecutive output rows as data frames with the same columns (a base class,
+    not a protocol: a text stream also has ``write`` and ``close``, and gets CSV)."""
 
+    @abstractmethod
     def write(self, frame: pd.DataFrame) -> None: ...
 
+    @abstractmethod
     def close(self) -> None: ...
 
 
-class CsvSink:
+class CsvSink(FrameSink):
     """CSV text: the header goes with the first frame."""
 
     def __init__(self, out: TextIO) -> None:
@@ -43,7 +47,7 @@ class CsvSink:
         """Nothing to finish: the caller owns (and flushes) the text stream."""
 
 
-class ParquetSink:
+class ParquetSink(FrameSink):
     """A Parquet file, one row group per frame; the first frame fixes the schema (a column
     with no value yet is taken as text)."""
 
@@ -77,7 +81,7 @@ class ParquetSink:
 
 def as_sink(out: TextIO | FrameSink) -> FrameSink:
     """``out`` itself when it is a sink; a text stream becomes a :class:`CsvSink`."""
-    return out if isinstance(out, (CsvSink, ParquetSink)) else CsvSink(out)
+    return out if isinstance(out, FrameSink) else CsvSink(out)
 
 
 def is_parquet_path(path: str | Path | None) -> bool:

@@ -204,6 +204,7 @@ def write_report(
     summary: ReportSummary | None = None,
     max_rows: int = 1000,
     title: str = "scoremol predictions",
+    row_numbers: Sequence[int] | None = None,
 ) -> ReportSummary:
     """Write the HTML report of a ``scoremol predict`` output to ``path`` (atomically).
 
@@ -225,6 +226,8 @@ def write_report(
             streaming a large file merges :meth:`ReportSummary.of` per chunk and passes the
             kept rows); by default the summary of ``frame``.
         max_rows: at most this many rows go into the table (:func:`select_rows`).
+        row_numbers: each row's number in the whole input (0-based) when ``frame`` holds
+            only some of its rows; by default its positions.
 
     Returns the summary, with ``shown`` (rows in the table) and ``bytes`` (file size) set.
     """
@@ -275,7 +278,7 @@ def write_report(
         smiles = "" if pd.isna(columns[smiles_col][pos]) else str(columns[smiles_col][pos])
         ok = status[pos] == "ok"
         row = {
-            "r": pos + 1,
+            "r": (pos if row_numbers is None else int(row_numbers[pos])) + 1,
             "name": "" if not name_col or pd.isna(columns[name_col][pos]) else str(columns[name_col][pos]),
             "smiles": smiles,
             "svg": structure_svg(smiles) if ok else None,

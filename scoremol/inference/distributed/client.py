@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from scoremol.data.read import parquet_module
+from scoremol.data.parquet import parquet_module
 from scoremol.errors import ScoremolError
 from scoremol.inference.distributed.cluster import cluster_threads, dashboard_link, dask_client, require_dask
 from scoremol.inference.distributed.manifest import (

@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 from scoremol.data.atomic import atomic_write
-from scoremol.data.read import parquet_module
+from scoremol.data.parquet import parquet_module
 from scoremol.errors import ScoremolError
 from scoremol.inference.distributed.worker import PART_KEY, ShardResult, part_path
 from scoremol.inference.shards import ShardPlan

@@ -1,0 +1,56 @@
+"""``scoremol explain``'s output folder: per molecule its atom contributions and map.
+
+Each explained molecule ``N`` (1-based input row) gets ``molN.csv`` (atom index, element,
+contribution), ``molN.json`` (the same with the prediction), ``molN.svg`` and ``molN.png``
+(the similarity map); ``explanations.csv`` lists every input row with its prediction,
+status, reason and file stem, so no row is lost.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from scoremol.data.atomic import atomic_write
+from scoremol.inference.explain import AtomContributions, similarity_map
+
+INDEX = "explanations.csv"
+
+
+def write_explanations(directory: Path, items: list[AtomContributions], names: list[str] | None = None) -> Path:
+    """Write the files of ``items`` (one per input row, in order) into ``directory``; returns
+    the index file's path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    width = max(4, len(str(len(items))))
+    rows = []
+    for i, item in enumerate(items):
+        stem = f"mol{i + 1:0{width}d}" if item.ok else ""
+        if item.ok:
+            record = item.to_dict()
+            with atomic_write(directory / f"{stem}.json", "w") as handle:
+                json.dump(record, handle, indent=1)
+            with atomic_write(directory / f"{stem}.csv", "w", newline="") as handle:
+                pd.DataFrame(record["atoms"]).to_csv(handle, index=False)
+            svg, png = similarity_map(item.mol, item.weights)
+            with atomic_write(directory / f"{stem}.svg", "w") as handle:
+                handle.write(svg)
+            with atomic_write(directory / f"{stem}.png", "wb") as handle:
+                handle.write(png)
+        rows.append(
+            {
+                "row": i,
+                "name": names[i] if names else "",
+                "smiles": item.smiles,
+                "task": item.task,
+                "prediction": item.prediction if item.ok else None,
+                "files": stem,
+                "status": item.status,
+                "reason": item.reason,
+            }
+        )
+    index = directory / INDEX
+    with atomic_write(index, "w", newline="") as handle:
+        pd.DataFrame(rows).to_csv(handle, index=False)
+    return index

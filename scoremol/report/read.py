@@ -1,0 +1,36 @@
+"""Read back a ``scoremol predict`` output (CSV or Parquet) in chunks, for ``scoremol report``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+
+from scoremol.data.parquet import open_parquet
+from scoremol.errors import ScoremolError
+from scoremol.inference.output import is_parquet_path
+
+CHUNK_ROWS = 20_000
+
+
+def read_predictions(path: Path) -> tuple[Iterator[pd.DataFrame], list[str]]:
+    """The file's rows in chunks, and its task labels (``logS`` for a ``logS_pred`` column),
+    in column order; a file that is no predict output is a one-line error."""
+    if not Path(path).is_file():
+        raise ScoremolError(f"no such file: {path}")
+    if is_parquet_path(path):
+        parquet = open_parquet(str(path))
+        columns = list(parquet.schema_arrow.names)
+        chunks = (batch.to_pandas() for batch in parquet.iter_batches(batch_size=CHUNK_ROWS))
+    else:
+        try:
+            columns = list(pd.read_csv(path, nrows=0).columns)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ScoremolError(f"{path} is not a CSV file ({type(exc).__name__})") from None
+        # text stays text ("NA" is a name, not a missing value); numbers are read where used
+        chunks = iter(pd.read_csv(path, chunksize=CHUNK_ROWS, dtype=str, keep_default_na=False))
+    labels = [c[: -len("_pred")] for c in columns if c.endswith("_pred")]
+    if not labels or "status" not in columns:
+        raise ScoremolError(f"{path} is not a scoremol predict output (no <label>_pred and status columns)")
+    return chunks, labels
