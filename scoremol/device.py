@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import torch
 
 from scoremol.errors import ScoremolError
@@ -16,3 +19,16 @@ def resolve_device(device: str) -> str:
     if device != "cpu" and not device.startswith("cuda"):
         raise ScoremolError(f"unknown device {device!r}; use cpu, cuda or auto")
     return device
+
+
+@contextlib.contextmanager
+def torch_threads(count: int) -> Iterator[None]:
+    """Run torch with ``count`` threads inside the block. Many tiny forward passes (one
+    molecule's variants in ``explain``) gain nothing from a second thread, and on a busy
+    machine its spinning made them 80x slower (measured: 77 s vs 0.97 s for 22 molecules)."""
+    previous = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)

@@ -60,7 +60,8 @@ def attach(name: str, sample: int = 256) -> str:
     model.domain = replace(model.domain, smiles=smiles.tolist(), labels=y[rows].astype(np.float32))
     before = card.path.stat().st_size
     save_model(model, card.path)
-    return f"{name}: {len(rows):,} molecules attached (embedding gap {gap:.1e}), {before:,} -> {card.path.stat().st_size:,} bytes"
+    after = card.path.stat().st_size
+    return f"{name}: {len(rows):,} molecules attached (embedding gap {gap:.1e}), {before:,} -> {after:,} bytes"
 
 
 def main() -> None:

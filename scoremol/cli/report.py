@@ -88,6 +88,7 @@ def explain(
     """
     from scoremol.data.read import read_input
     from scoremol.data.registry import resolve_prediction_inputs, target_label
+    from scoremol.device import torch_threads
     from scoremol.inference.explain import atom_contributions
     from scoremol.models.checkpoint import load_model
     from scoremol.pretrained import resolve_model
@@ -106,7 +107,8 @@ def explain(
     if task is not None and task not in labels:
         raise ScoremolError(f"--task {task}: this model predicts {', '.join(labels)}")
     try:
-        items = atom_contributions(trained, smiles, labels.index(task) if task else 0)
+        with torch_threads(1):  # many tiny forward passes: a second thread only spins
+            items = atom_contributions(trained, smiles, labels.index(task) if task else 0)
     except ValueError as exc:
         raise ScoremolError(str(exc)) from None
     index = write_explanations(output_dir, items, names)

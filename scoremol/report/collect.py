@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from scoremol.data.read import SMILES_NAMES
+from scoremol.device import torch_threads
 from scoremol.inference.explain import atom_contributions
 from scoremol.inference.neighbours import nearest_training
 from scoremol.inference.output import FrameSink
@@ -84,16 +85,7 @@ class ReportCollector(FrameSink):
         name_col = next((c for c in NAME_COLUMNS if c in frame.columns and c != smiles_col), None)
         neighbours, contributions = {}, {}
         if model is not None and len(frame) and smiles_col in frame:
-            ok = [int(p) for p in (frame["status"] == "ok").to_numpy().nonzero()[0]] if "status" in frame else []
-            smiles = frame[smiles_col].astype(str).to_numpy()
-            found = nearest_training(model, [smiles[p] for p in ok])
-            neighbours = {p: near for p, near in zip(ok, found) if near}
-            # the rows most worth a look come first in the selection order
-            order = select_rows(frame, self.tasks, maps) if maps > 0 else []
-            chosen = [int(p) for p in order if int(p) in set(ok)][:maps]
-            for p, item in zip(chosen, atom_contributions(model, [smiles[p] for p in chosen])):
-                if item.ok:
-                    contributions[p] = item
+            neighbours, contributions = self._panels(frame, model, smiles_col, maps)
         summary = write_report(
             path,
             frame,
@@ -109,3 +101,20 @@ class ReportCollector(FrameSink):
             row_numbers=numbers if len(numbers) else None,
         )
         return ReportResult(Path(path), summary, len(contributions), time.perf_counter() - start)
+
+    def _panels(self, frame: pd.DataFrame, model: TrainedModel, smiles_col: str, maps: int) -> tuple[dict, dict]:
+        """The nearest training molecules of the valid rows, and atom maps of the first
+        ``maps`` of them in order of interest (single-threaded: many tiny forward passes)."""
+        neighbours, contributions = {}, {}
+        with torch_threads(1):
+            ok = [int(p) for p in (frame["status"] == "ok").to_numpy().nonzero()[0]] if "status" in frame else []
+            smiles = frame[smiles_col].astype(str).to_numpy()
+            found = nearest_training(model, [smiles[p] for p in ok])
+            neighbours = {p: near for p, near in zip(ok, found) if near}
+            # the rows most worth a look come first in the selection order
+            order = select_rows(frame, self.tasks, maps) if maps > 0 else []
+            chosen = [int(p) for p in order if int(p) in set(ok)][:maps]
+            for p, item in zip(chosen, atom_contributions(model, [smiles[p] for p in chosen])):
+                if item.ok:
+                    contributions[p] = item
+        return neighbours, contributions

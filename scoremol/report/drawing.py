@@ -20,16 +20,15 @@ def _compact(svg: str) -> str:
     return "\n".join(line for line in _HEADER.sub("", svg).splitlines() if line.strip())
 
 
+RDLogger.DisableLog("rdApp.*")  # a row that cannot be drawn shows no picture, not a log line
+
+
 @lru_cache(maxsize=4096)
 def structure_svg(smiles: str, width: int = 150, height: int = 110) -> str | None:
     """The 2D structure of ``smiles`` as SVG text, or None when RDKit cannot parse it.
 
     Cached: a report draws each distinct SMILES once (neighbours repeat across rows)."""
-    RDLogger.DisableLog("rdApp.*")
-    try:
-        mol = Chem.MolFromSmiles(str(smiles))
-    finally:
-        RDLogger.EnableLog("rdApp.*")
+    mol = Chem.MolFromSmiles(str(smiles))
     if mol is None or mol.GetNumAtoms() == 0:
         return None
     return mol_svg(mol, width, height)

@@ -28,9 +28,15 @@ def read_predictions(path: Path) -> tuple[Iterator[pd.DataFrame], list[str]]:
             columns = list(pd.read_csv(path, nrows=0).columns)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ScoremolError(f"{path} is not a CSV file ({type(exc).__name__})") from None
-        # text stays text ("NA" is a name, not a missing value); numbers are read where used
-        chunks = iter(pd.read_csv(path, chunksize=CHUNK_ROWS, dtype=str, keep_default_na=False))
+        chunks = _csv_chunks(path)
     labels = [c[: -len("_pred")] for c in columns if c.endswith("_pred")]
     if not labels or "status" not in columns:
         raise ScoremolError(f"{path} is not a scoremol predict output (no <label>_pred and status columns)")
     return chunks, labels
+
+
+def _csv_chunks(path: Path) -> Iterator[pd.DataFrame]:
+    """CSV rows in chunks, the file open only while they are read. Text stays text ("NA"
+    is a name, not a missing value); numbers are parsed where they are used."""
+    with pd.read_csv(path, chunksize=CHUNK_ROWS, dtype=str, keep_default_na=False) as reader:
+        yield from reader
