@@ -75,11 +75,21 @@ Readout = Literal["molattfp", "sum", "mean"]
 Device = Literal["cpu", "cuda", "auto"]
 
 
-def option(default: Any, help: str, panel: str, flag: str | None = None, **bounds: float) -> Any:
+def option(
+    default: Any,
+    help: str,
+    panel: str,
+    flag: str | None = None,
+    short: str | None = None,
+    negatable: bool = True,
+    **bounds: float,
+) -> Any:
     """A spec field with what the command line shows for it: help text, help panel, the
-    flag when it is not ``--name`` (``--x/--no-x`` for switches) and ``min``/``max``
-    bounds. The command line builds its options from these (``cli.options``)."""
-    return field(default=default, metadata={"help": help, "panel": panel, "flag": flag, "bounds": bounds})
+    flag when it is not ``--name`` (``--x/--no-x`` for switches unless not ``negatable``),
+    a ``short`` flag (``-m``) and ``min``/``max`` bounds. The command line builds its
+    options from these (``cli.options``)."""
+    meta = {"help": help, "panel": panel, "flag": flag, "short": short, "negatable": negatable, "bounds": bounds}
+    return field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True)

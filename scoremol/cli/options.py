@@ -97,19 +97,21 @@ def _preset_help(text: str, key: str) -> str:
 
 
 def field_option(spec_field: dataclasses.Field, annotation: object) -> tuple[object, object]:
-    """The Typer option of a dataclass field, from its metadata (help, panel, flag, bounds:
-    see :func:`scoremol.spec.option`) and its type (a ``Literal`` becomes a choice checked
-    at parse time); a training setting that a preset decides lists the presets' values."""
+    """The Typer option of a dataclass field, from its metadata (help, panel, flag, short
+    flag, bounds: see :func:`scoremol.spec.option`) and its type (a ``Literal`` becomes a
+    choice checked at parse time); a training setting that a preset decides lists the
+    presets' values."""
     meta = spec_field.metadata
     flag = meta.get("flag") or "--" + spec_field.name.replace("_", "-")
     switch = annotation in (bool, bool | None, Optional[bool])
-    if switch and "/" not in flag:
+    if switch and "/" not in flag and meta.get("negatable", True):
         flag = f"{flag}/--no-{flag[2:]}"
     text = escape(meta["help"])  # plain text in the spec; brackets are not markup
     if spec_field.name in PRESETS[DEFAULT_PRESET]:
         text = _preset_help(text, spec_field.name)
+    flags = [flag] + ([meta["short"]] if meta.get("short") else [])
     option = typer.Option(
-        flag,
+        *flags,
         help=text,
         rich_help_panel=meta["panel"],
         show_default=spec_field.default is not None,
@@ -118,13 +120,20 @@ def field_option(spec_field: dataclasses.Field, annotation: object) -> tuple[obj
     return Annotated[annotation, option], spec_field.default
 
 
-def dataclass_options(cls: type, keyword: str, build=None):
-    """A decorator adding each field of the dataclass ``cls`` that carries option metadata as
-    an option of a command, which receives them as one ``keyword`` argument, an instance
+def dataclass_options(**groups: type | tuple[type, object]):
+    """A decorator adding the fields of dataclasses as options of a command: for each
+    ``keyword=cls`` (or ``keyword=(cls, build)``), every field of ``cls`` that carries option
+    metadata becomes an option, and the command receives one instance as ``keyword``,
     built by ``build(**values)`` (default: ``cls``; a ``ValueError`` is a one-line error)."""
-    hints = typing.get_type_hints(cls)
-    options = {f.name: field_option(f, hints[f.name]) for f in dataclasses.fields(cls) if "help" in f.metadata}
-    build = build or cls
+    fields: dict[str, dict[str, tuple[object, object]]] = {}
+    builders = {}
+    for keyword, group in groups.items():
+        cls, build = group if isinstance(group, tuple) else (group, group)
+        hints = typing.get_type_hints(cls)
+        fields[keyword] = {
+            f.name: field_option(f, hints[f.name]) for f in dataclasses.fields(cls) if "help" in f.metadata
+        }
+        builders[keyword] = build
 
     def decorate(command):
         command_hints = typing.get_type_hints(command, include_extras=True)  # real objects, not strings
@@ -132,21 +141,24 @@ def dataclass_options(cls: type, keyword: str, build=None):
         own = [
             p.replace(annotation=command_hints.get(name, p.annotation), kind=inspect.Parameter.KEYWORD_ONLY)
             for name, p in inspect.signature(command).parameters.items()
-            if name != keyword
+            if name not in groups
         ]
         added = [
             inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+            for options in fields.values()
             for name, (annotation, default) in options.items()
         ]
 
         @functools.wraps(command)
         def wrapper(**kwargs):
-            values = {name: kwargs.pop(name) for name in options}
-            try:
-                instance = build(**values)
-            except ValueError as exc:
-                raise ScoremolError(str(exc)) from None
-            return command(**{keyword: instance}, **kwargs)
+            built = {}
+            for keyword, options in fields.items():
+                values = {name: kwargs.pop(name) for name in options}
+                try:
+                    built[keyword] = builders[keyword](**values)
+                except ValueError as exc:
+                    raise ScoremolError(str(exc)) from None
+            return command(**built, **kwargs)
 
         wrapper.__signature__ = inspect.Signature(own + added)
         return wrapper
@@ -155,4 +167,4 @@ def dataclass_options(cls: type, keyword: str, build=None):
 
 
 #: Every :class:`TrainingSpec` field as an option, handed to the command as ``spec``.
-training_options = dataclass_options(TrainingSpec, "spec", TrainingSpec.from_options)
+training_options = dataclass_options(spec=(TrainingSpec, TrainingSpec.from_options))

@@ -48,12 +48,24 @@ def test_a_misspelled_choice_fails_at_parse_time_listing_the_choices(option, val
     assert code == 2 and f"is not one of {choices}" in " ".join(err.split()), err
 
 
-def test_every_distributed_request_field_is_a_predict_option():
+def test_predict_options_are_the_fields_of_its_requests():
     from scoremol.inference.distributed.request import DistributedRequest
+    from scoremol.inference.request import PredictRequest
 
     click_app = typer.main.get_command(app)
-    params = {p.name for p in click_app.commands["predict"].params}
-    optional = {f.name for f in dataclasses.fields(DistributedRequest) if "help" in f.metadata}
-    assert optional and optional <= params, sorted(optional - params)
-    # workers is the command's own --workers, shared by local processes and a local cluster
-    assert "workers" in params and "workers" not in optional
+    params = {p.name for p in click_app.commands["predict"].params} - {"help", "inputs"}
+    fields = {f.name for cls in (PredictRequest, DistributedRequest) for f in dataclasses.fields(cls) if f.metadata}
+    assert params == fields, (
+        f"options without a field: {sorted(params - fields)}; fields without: {sorted(fields - params)}"
+    )
+    # DistributedRequest.workers is not an option of its own: --workers sizes the local pool or cluster
+    assert "workers" not in {f.name for f in dataclasses.fields(DistributedRequest) if f.metadata}
+
+
+def test_predict_request_defaults_are_the_command_defaults():
+    from scoremol.inference.request import PredictRequest
+
+    click_app = typer.main.get_command(app)
+    defaults = {p.name: p.default for p in click_app.commands["predict"].params}
+    for f in dataclasses.fields(PredictRequest):
+        assert defaults[f.name] == f.default, f.name

@@ -27,7 +27,10 @@ class DistributedRequest:
         DISTRIBUTED,
     )
     resume: bool = option(
-        False, "Continue an interrupted --scheduler run: only shards without a part file are computed.", DISTRIBUTED
+        False,
+        "Continue an interrupted --scheduler run: only shards without a part file are computed.",
+        DISTRIBUTED,
+        negatable=False,
     )
     parts_dir: Path | None = option(
         None,
@@ -35,7 +38,7 @@ class DistributedRequest:
         "output). Workers must see it.",
         DISTRIBUTED,
     )
-    keep_parts: bool = option(False, "Keep the parts folder after a finished run.", DISTRIBUTED)
+    keep_parts: bool = option(False, "Keep the parts folder after a finished run.", DISTRIBUTED, negatable=False)
     #: processes of a local cluster (the command's --workers)
     workers: int | None = None
 
