@@ -52,16 +52,16 @@ def _start(threads: int) -> None:
 
 def _train_remote(index: int) -> Any:
     fit, relay = _SHARED["fit"], _SHARED["relay"]
-    return fit(*_SHARED["jobs"][index], on_epoch=lambda member, record: relay.put((member, record)))
+    return fit(_SHARED["jobs"][index], on_epoch=lambda member, record: relay.put((member, record)))
 
 
 def train_members(
     fit: Callable[..., Any],
-    jobs: list[tuple],
+    jobs: list,
     plan: MemberPlan,
     on_epoch: Callable[[int, dict], None] | None = None,
 ) -> list[Any]:
-    """``[fit(*job, on_epoch=...) for job in jobs]``, in order, ``plan.processes`` at a time.
+    """``[fit(job, on_epoch=...) for job in jobs]``, in order, ``plan.processes`` at a time.
 
     ``fit`` and the objects in ``jobs`` reach forked workers by inheritance; the results
     (members) come back pickled. Epoch records are relayed to ``on_epoch`` in this
@@ -71,7 +71,7 @@ def train_members(
     if plan.processes <= 1 or len(jobs) <= 1:
         torch.set_num_threads(plan.threads)
         try:
-            return [fit(*job, on_epoch=on_epoch) for job in jobs]
+            return [fit(job, on_epoch=on_epoch) for job in jobs]
         finally:
             torch.set_num_threads(previous)
     relay = multiprocessing.get_context("fork").SimpleQueue()

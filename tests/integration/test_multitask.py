@@ -15,7 +15,7 @@ from scoremol.data.registry import REGISTRY, resolve_input
 from scoremol.featurizers.merge import MergeSource, merge_sources, molecule_key
 from scoremol.models.checkpoint import _load_tree, load_model, save_model
 from scoremol.spec import TrainingSpec
-from scoremol.training.fit import _masked_mse, task_weights
+from scoremol.training.member import _masked_mse, task_weights
 from scoremol.training.setup import fit_spec, prepare_training
 from tests.conftest import run_cli
 

@@ -154,7 +154,7 @@ def test_an_error_in_a_member_process_reaches_the_caller():
         return k
 
     with pytest.raises(ValueError, match="member 1 failed"):
-        train_members(fit, [(0,), (1,)], member_plan(2, cpus=2))
+        train_members(fit, [0, 1], member_plan(2, cpus=2))
 
 
 def test_member_jobs_reach_the_workers_by_inheritance_not_pickling():
@@ -164,7 +164,8 @@ def test_member_jobs_reach_the_workers_by_inheritance_not_pickling():
 
     from scoremol.training.members import member_plan, train_members
 
-    def fit(lock, k, on_epoch=None):
+    def fit(job, on_epoch=None):
+        lock, k = job
         on_epoch(k, {"epoch": 1})
         return k * 10
 
