@@ -1,11 +1,14 @@
 """Process-wide helpers shared by the console entry point and the command line: when the
-command started, and how an interrupted command exits (kept free of heavy imports)."""
+command started, how a command's errors and signals become messages and exit codes, and
+how an interrupted command exits (kept free of heavy imports)."""
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
+from collections.abc import Callable
 
 #: When the command started (before the heavy imports), for wall times users can trust.
 STARTED = time.perf_counter()
@@ -30,3 +33,59 @@ def exit_interrupted(message: str, code: int) -> None:
     print(message, file=sys.stderr)
     flush_streams()
     os._exit(code)
+
+
+class _Terminated(BaseException):
+    """Raised by the SIGTERM handler so that ``finally`` blocks and atomic writes clean up."""
+
+
+def _terminate(signum, frame) -> None:
+    raise _Terminated()
+
+
+def run_app(run: Callable[[], object], verbose: Callable[[], bool]) -> None:
+    """Run a command (``run``: the Typer app outside standalone mode) as the console does:
+    a user error or an OS error is one line and status 1, Ctrl-C 130, SIGTERM 143, a closed
+    pipe a quiet 0, a usage error click's message and status 2, anything unexpected one line
+    and status 2; ``verbose()`` true re-raises for the traceback."""
+    import typer
+
+    from scoremol.errors import ScoremolError, describe_os_error
+
+    signal.signal(signal.SIGTERM, _terminate)  # `kill`, job schedulers: clean up like Ctrl-C
+    try:
+        rc = run()
+        if rc == 130:  # Typer returns Ctrl-C as exit code 130 outside standalone mode
+            raise KeyboardInterrupt
+        if isinstance(rc, int) and rc:
+            sys.exit(rc)
+    except ScoremolError as exc:
+        if verbose():
+            raise
+        print(f"scoremol: error: {exc}", file=sys.stderr)
+        sys.exit(1)
+    except (typer.Exit, SystemExit) as exc:
+        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
+        sys.exit(code or 0)
+    except KeyboardInterrupt:
+        exit_interrupted("scoremol: interrupted", 130)
+    except _Terminated:
+        exit_interrupted("scoremol: terminated", 143)
+    except BrokenPipeError:  # `scoremol predict ... | head`: the reader has what it wanted
+        sys.exit(0)
+    except OSError as exc:
+        if verbose():
+            raise
+        print(f"scoremol: error: {describe_os_error(exc)}", file=sys.stderr)
+        sys.exit(1)
+    except Exception as exc:  # usage errors from Typer's click layer, and anything unexpected
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a click UsageError/ClickException
+            exc.show()
+            sys.exit(exc.exit_code)
+        if type(exc).__name__ == "Abort":
+            sys.exit(130)
+        if verbose():
+            raise
+        line = f"scoremol: error: {type(exc).__name__}: {exc}".splitlines()[0]
+        print(f"{line} (run with -v for details)", file=sys.stderr)
+        sys.exit(2)

@@ -66,6 +66,10 @@ DEFAULT_COVERAGE = 0.9
 #: The help panels the command line groups the options in.
 MODEL, TRAINING, INPUT, RUN = "Model", "Training", "Input", "Run"
 OUTPUT, DISTRIBUTED = "Output", "Distributed (Dask)"
+#: help texts several commands share
+SMILES_COL_HELP = "SMILES column of a CSV/TSV (default: smiles/SMILES/Smiles)."
+FORMAT_HELP = "csv, tsv, smi, sdf or parquet (default: from the extension)."
+WORKERS_HELP = "Processes for large inputs (default: all CPUs; 1 = one process)."
 
 Preset = Literal[tuple(PRESETS)]
 Arch = Literal[GRAPH_ARCHITECTURES + DENSE_ARCHITECTURES + BASELINE_ARCHITECTURES]

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from scoremol.errors import ScoremolError, describe_os_error
-from scoremol.process import exit_interrupted
+from scoremol.process import run_app
 from scoremol.version import __version__
 
 
@@ -60,50 +58,6 @@ def info(message: str) -> None:
     console.print(message, highlight=False)
 
 
-class _Terminated(BaseException):
-    """Raised by the SIGTERM handler so that ``finally`` blocks and atomic writes clean up."""
-
-
-def _terminate(signum, frame) -> None:
-    raise _Terminated()
-
-
 def main() -> None:
-    """Console entry point: one-line errors, tracebacks only with -v."""
-    signal.signal(signal.SIGTERM, _terminate)  # `kill`, job schedulers: clean up like Ctrl-C
-    try:
-        rc = app(standalone_mode=False)
-        if rc == 130:  # Typer returns Ctrl-C as exit code 130 outside standalone mode
-            raise KeyboardInterrupt
-        if isinstance(rc, int) and rc:
-            sys.exit(rc)
-    except ScoremolError as exc:
-        if state["verbose"]:
-            raise
-        print(f"scoremol: error: {exc}", file=sys.stderr)
-        sys.exit(1)
-    except (typer.Exit, SystemExit) as exc:
-        code = getattr(exc, "exit_code", getattr(exc, "code", 0))
-        sys.exit(code or 0)
-    except KeyboardInterrupt:
-        exit_interrupted("scoremol: interrupted", 130)
-    except _Terminated:
-        exit_interrupted("scoremol: terminated", 143)
-    except BrokenPipeError:  # `scoremol predict ... | head`: the reader has what it wanted
-        sys.exit(0)
-    except OSError as exc:
-        if state["verbose"]:
-            raise
-        print(f"scoremol: error: {describe_os_error(exc)}", file=sys.stderr)
-        sys.exit(1)
-    except Exception as exc:  # usage errors from Typer's click layer, and anything unexpected
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # a click UsageError/ClickException
-            exc.show()
-            sys.exit(exc.exit_code)
-        if type(exc).__name__ == "Abort":
-            sys.exit(130)
-        if state["verbose"]:
-            raise
-        line = f"scoremol: error: {type(exc).__name__}: {exc}".splitlines()[0]
-        print(f"{line} (run with -v for details)", file=sys.stderr)
-        sys.exit(2)
+    """Console entry point: one-line errors, tracebacks only with -v (see :func:`run_app`)."""
+    run_app(lambda: app(standalone_mode=False), lambda: state["verbose"])

@@ -1,10 +1,12 @@
-"""Options shared by several commands, defined once (Typer ``Annotated`` aliases).
+"""Command-line options generated from the library's dataclasses.
 
-Options that configure a library object are that object's dataclass fields:
+Every option of every command is a dataclass field of the library:
 :func:`dataclass_options` adds them to a command and hands the command one instance built
 from them by name, so a renamed field cannot silently drop out and the help shows the
-library's own defaults (``train``/``cv``: :class:`~scoremol.spec.TrainingSpec`;
-``predict --scheduler``: :class:`~scoremol.inference.distributed.DistributedRequest`).
+library's own defaults (``train``/``cv``: :class:`~scoremol.spec.TrainingSpec`,
+:mod:`scoremol.training.requests`; ``predict``: :class:`~scoremol.inference.request.PredictRequest`,
+:class:`~scoremol.inference.distributed.request.DistributedRequest`; ``report``/``explain``:
+:mod:`scoremol.report.request`).
 """
 
 from __future__ import annotations
@@ -19,73 +21,9 @@ import typer
 from rich.markup import escape
 
 from scoremol.errors import ScoremolError
-from scoremol.spec import DEFAULT_PRESET, DISTRIBUTED, INPUT, OUTPUT, PRESETS, RUN, TrainingSpec
+from scoremol.spec import DEFAULT_PRESET, PRESETS
 
-__all__ = [
-    "DISTRIBUTED",
-    "INPUT",
-    "OUTPUT",
-    "RUN",
-    "Device",
-    "Format",
-    "ReportRows",
-    "SmilesCol",
-    "Standardize",
-    "Target",
-    "Workers",
-    "dataclass_options",
-    "training_options",
-]
-
-
-SmilesCol = Annotated[
-    Optional[str],
-    typer.Option(
-        "--smiles-col", help="SMILES column of a CSV/TSV (default: smiles/SMILES/Smiles).", rich_help_panel=INPUT
-    ),
-]
-Format = Annotated[
-    Optional[str],
-    typer.Option("--format", help="csv, tsv, smi or sdf (default: from the extension).", rich_help_panel=INPUT),
-]
-Standardize = Annotated[
-    bool,
-    typer.Option(
-        "--standardize/--no-standardize",
-        help="Keep the largest organic fragment, neutralize charges.",
-        rich_help_panel=INPUT,
-    ),
-]
-Workers = Annotated[
-    Optional[int],
-    typer.Option(
-        "--workers",
-        min=1,
-        help="Processes for large inputs (default: all CPUs; 1 = one process).",
-        rich_help_panel=RUN,
-        show_default=False,
-    ),
-]
-Device = Annotated[str, typer.Option("--device", help="cpu, cuda or auto.", rich_help_panel=RUN)]
-ReportRows = Annotated[
-    int,
-    typer.Option(
-        "--report-rows",
-        min=1,
-        help="Rows in the report's table: the most worth a look (failed, out of domain, least soluble).",
-        rich_help_panel=OUTPUT,
-    ),
-]
-Target = Annotated[
-    Optional[list[str]],
-    typer.Option(
-        "--target",
-        "-t",
-        help="Target column; repeat for several (default: the data set's).",
-        rich_help_panel=INPUT,
-        show_default=False,
-    ),
-]
+__all__ = ["dataclass_options", "field_option"]
 
 
 def _preset_help(text: str, key: str) -> str:
@@ -164,7 +102,3 @@ def dataclass_options(**groups: type | tuple[type, object]):
         return wrapper
 
     return decorate
-
-
-#: Every :class:`TrainingSpec` field as an option, handed to the command as ``spec``.
-training_options = dataclass_options(spec=(TrainingSpec, TrainingSpec.from_options))

@@ -57,26 +57,22 @@ def predict(
     # once, before the seconds of importing torch
     with output_lock(r.output if r.output is not None else cluster.parts_dir):
         from scoremol.inference.predict import OutputOptions, parse_thresholds
+        from scoremol.report.collect import ReportCollector
+        from scoremol.report.console import Throughput
 
         trained, model_path = _load(r.model, r.network_only)
         options = OutputOptions(r.coverage, parse_thresholds(r.threshold), r.legacy_names, r.ugml)
-        show = (r.progress or console.is_terminal) and not state["quiet"]
+        progress = Throughput(console, (r.progress or console.is_terminal) and not state["quiet"])
         settings = dict(smiles_col=r.smiles_col, fmt=r.fmt, chunk_size=r.chunk_size, batch_size=r.batch_size)
-        start = time.perf_counter()
         if distributed:
             from scoremol.inference.distributed.client import predict_distributed_to
-
-            def on_shard(done: int, total: int, rows: int, ok: int) -> None:
-                if show:
-                    rate = rows / max(time.perf_counter() - start, 1e-9)
-                    console.print(f"shard {done:,}/{total:,}: {rows:,} rows, {rate:,.0f} molecules/s", highlight=False)
 
             summary = predict_distributed_to(
                 cluster,
                 model_path,
                 path,
                 r.output,
-                on_shard=on_shard,
+                on_shard=progress.shard,
                 on_dashboard=lambda link: info(f"Dask dashboard: {link}"),
                 network_only=r.network_only,
                 shard_size=cluster.shard_size,
@@ -91,35 +87,23 @@ def predict(
             from scoremol.inference.output import as_sink, open_output
             from scoremol.inference.predict import predict_stream
 
-            def on_chunk(rows: int, ok: int) -> None:
-                if show:
-                    rate = rows / (time.perf_counter() - start)
-                    console.print(f"{rows:,} rows, {ok:,} predicted, {rate:,.0f} rows/s", highlight=False)
-
             with tempfile.TemporaryDirectory() as tmp:
                 if smiles is not None:  # SMILES given as arguments: one row each, in order
                     path, settings["fmt"], settings["smiles_col"] = str(Path(tmp) / "arguments.smi"), "smi", None
                     Path(path).write_text("".join(f"{s}\n" for s in smiles))
                 with open_output(r.output) as out:
-                    sink = as_sink(out) if r.report is None else _collector(trained, as_sink(out), r.report_rows)
-                    run = dict(device=resolve_device(r.device), on_chunk=on_chunk, workers=r.workers, options=options)
-                    summary = predict_stream(trained, path, sink, **run, **settings)
+                    sink = as_sink(out)
+                    sink = sink if r.report is None else ReportCollector.for_model(trained, sink, r.report_rows)
+                    run = dict(device=resolve_device(r.device), on_chunk=progress.chunk, workers=r.workers)
+                    summary = predict_stream(trained, path, sink, options=options, **run, **settings)
             where = ""
             if r.report is not None:
                 from scoremol.cli.report import write_and_tell
 
                 write_and_tell(sink, r.report, trained, settings["smiles_col"], options)
     failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
-    info(
-        f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed}{where} in {time.perf_counter() - STARTED:.1f} s"
-    )
-
-
-def _collector(model, sink, rows: int):
-    from scoremol.report.collect import ReportCollector
-    from scoremol.report.html import ReportTask
-
-    return ReportCollector(sink, ReportTask.from_model(model), rows)
+    seconds = time.perf_counter() - STARTED
+    info(f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed}{where} in {seconds:.1f} s")
 
 
 def _load(model: Path | None, network_only: bool):

@@ -8,15 +8,9 @@ from typing import Annotated, Optional
 import typer
 
 from scoremol.cli.app import app, info
-from scoremol.cli.options import INPUT, OUTPUT, ReportRows, SmilesCol
+from scoremol.cli.options import dataclass_options
 from scoremol.errors import ScoremolError
-
-Model = Annotated[
-    Optional[Path],
-    typer.Option(
-        "--model", "-m", help="Model file or bundled model (default: the default model).", rich_help_panel=INPUT
-    ),
-]
+from scoremol.report.request import ExplainRequest, ReportRequest
 
 
 def write_and_tell(collector, path: Path, model, smiles_col: Optional[str], options) -> None:
@@ -35,14 +29,11 @@ def write_and_tell(collector, path: Path, model, smiles_col: Optional[str], opti
 
 
 @app.command()
+@dataclass_options(request=ReportRequest)
 def report(
     predictions: Annotated[Path, typer.Argument(help="A scoremol predict output (CSV or Parquet).")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="HTML file to write.", rich_help_panel=OUTPUT)] = Path(
-        "report.html"
-    ),
-    model: Model = None,
-    smiles_col: SmilesCol = None,
-    report_rows: ReportRows = 1000,
+    *,
+    request: ReportRequest,
 ) -> None:
     """Write the HTML report of an existing predict output.
 
@@ -56,29 +47,24 @@ def report(
     from scoremol.report.read import read_predictions
 
     chunks, labels = read_predictions(predictions)
-    trained = load_model(resolve_model(model)[0])
+    trained = load_model(resolve_model(request.model)[0])
     tasks = ReportTask.from_model(trained)
     if [t.label for t in tasks] != labels:
-        if model is not None:
+        if request.model is not None:
             raise ScoremolError(f"{predictions} holds {', '.join(labels)}; the model predicts those of its own")
         trained, tasks = None, [ReportTask(label) for label in labels]
-    collector = ReportCollector(None, tasks, report_rows)
+    collector = ReportCollector(None, tasks, request.report_rows)
     for chunk in chunks:
         collector.write(chunk)
-    write_and_tell(collector, output, trained, smiles_col, None)
+    write_and_tell(collector, request.output, trained, request.smiles_col, None)
 
 
 @app.command()
+@dataclass_options(request=ExplainRequest)
 def explain(
     inputs: Annotated[list[str], typer.Argument(metavar="INPUT...", help="SMILES strings or a file of molecules.")],
-    output_dir: Annotated[
-        Path, typer.Option("--output-dir", "-o", help="Folder for the files.", rich_help_panel=OUTPUT)
-    ] = Path("explanations"),
-    model: Model = None,
-    task: Annotated[
-        Optional[str], typer.Option("--task", help="Task label to explain (default: the first).", show_default=False)
-    ] = None,
-    smiles_col: SmilesCol = None,
+    *,
+    request: ExplainRequest,
 ) -> None:
     """Per-atom contributions to each prediction, as tables and maps.
 
@@ -98,12 +84,13 @@ def explain(
     path, smiles = resolve_prediction_inputs(inputs)
     names = None
     if smiles is None:
-        chunk = read_input(path, smiles_col)
+        chunk = read_input(path, request.smiles_col)
         smiles = list(chunk.smiles)
         name = next((c for c in NAME_COLUMNS if c in chunk.frame.columns), None)
         names = chunk.frame[name].astype(str).tolist() if name else None
-    trained = load_model(resolve_model(model)[0])
+    trained = load_model(resolve_model(request.model)[0])
     labels = [target_label(t) for t in trained.target_names]
+    task = request.task
     if task is not None and task not in labels:
         raise ScoremolError(f"--task {task}: this model predicts {', '.join(labels)}")
     try:
@@ -111,6 +98,6 @@ def explain(
             items = atom_contributions(trained, smiles, labels.index(task) if task else 0)
     except ValueError as exc:
         raise ScoremolError(str(exc)) from None
-    index = write_explanations(output_dir, items, names)
+    index = write_explanations(request.output_dir, items, names)
     done = sum(item.ok for item in items)
     info(f"explained {done:,}/{len(items):,} molecules ({labels[labels.index(task) if task else 0]}): {index}")

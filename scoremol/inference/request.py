@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from scoremol.spec import DEFAULT_COVERAGE, INPUT, OUTPUT, RUN, Device, option
+from scoremol.spec import DEFAULT_COVERAGE, FORMAT_HELP, INPUT, OUTPUT, RUN, SMILES_COL_HELP, Device, option
 
 #: rows a report lists at most (the rest is in its summary)
 REPORT_ROWS = 1000
@@ -25,8 +25,8 @@ class PredictRequest:
         INPUT,
         short="-m",
     )
-    smiles_col: str | None = option(None, "SMILES column of a CSV/TSV (default: smiles/SMILES/Smiles).", INPUT)
-    fmt: str | None = option(None, "csv, tsv, smi, sdf or parquet (default: from the extension).", INPUT, "--format")
+    smiles_col: str | None = option(None, SMILES_COL_HELP, INPUT)
+    fmt: str | None = option(None, FORMAT_HELP, INPUT, "--format")
     output: Path | None = option(
         None, "Write CSV here, or Parquet for a .parquet name (default: CSV on standard output).", OUTPUT, short="-o"
     )

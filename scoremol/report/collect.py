@@ -50,6 +50,11 @@ class ReportCollector(FrameSink):
         self.kept: pd.DataFrame | None = None
         self.rows = 0
 
+    @classmethod
+    def for_model(cls, model: TrainedModel, inner: FrameSink | None, max_rows: int = 1000) -> ReportCollector:
+        """A collector for ``model``'s predictions (its tasks, labelled as predict names them)."""
+        return cls(inner, ReportTask.from_model(model), max_rows)
+
     def write(self, frame: pd.DataFrame) -> None:
         if self.inner is not None:
             self.inner.write(frame)
