@@ -118,6 +118,12 @@ def esol_head(esol_path: Path, rows: int, directory: Path) -> Path:
 PRED, STD = "logS_pred", "logS_std"
 
 
+def tiny_net_flags(epochs: int = 2) -> list[str]:
+    """Command-line flags of a one-member, hidden-16 GCN without a tree: for CLI tests that
+    need some trained model, fast."""
+    return ["--arch", "gcn", "--hidden", "16", "--epochs", str(epochs), "--ensemble", "1", "--blend-catboost", "0"]
+
+
 def quick_config(**options):
     """A ``TrainConfig`` for one network without a blended tree, early-stopping on a held-out
     tenth (the defaults train four networks on a fixed schedule and a CatBoost model, which

@@ -10,9 +10,9 @@ import pytest
 
 from scoremol.models.catboost import FIXED_TREES, MAX_TREES
 from scoremol.spec import TrainingSpec
-from tests.conftest import ESOL_TARGET, esol_head, run_cli
+from tests.conftest import ESOL_TARGET, esol_head, run_cli, tiny_net_flags
 
-SMALL_NET = ["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "1", "--blend-catboost", "0"]
+SMALL_NET = tiny_net_flags(2)
 
 
 @pytest.fixture

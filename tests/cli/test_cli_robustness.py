@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.conftest import esol_head, run_cli, run_cli_process
+from tests.conftest import esol_head, run_cli, run_cli_process, tiny_net_flags
 
-SMALL = ["--arch", "gcn", "--hidden", "16", "--epochs", "1", "--ensemble", "1", "--blend-catboost", "0"]
+SMALL = tiny_net_flags(1)
 
 
 def test_non_finite_targets_are_left_out_with_a_count_and_their_rows(tmp_path, esol_path):

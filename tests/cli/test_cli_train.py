@@ -14,9 +14,9 @@ import torch
 
 from scoremol.featurizers.descriptors import TREE_DESCRIPTORS
 from scoremol.models.checkpoint import load_model
-from tests.conftest import ESOL_TARGET, PRED, STD, esol_head, run_cli
+from tests.conftest import ESOL_TARGET, PRED, STD, esol_head, run_cli, tiny_net_flags
 
-FAST = ["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "1", "--blend-catboost", "0"]
+FAST = tiny_net_flags(2)
 
 
 def test_train_on_a_copy_of_esol_needs_no_target(tmp_path, esol_path):

@@ -12,7 +12,7 @@ from rdkit import Chem
 from scoremol.data.read import MoleculeChunk
 from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
 from scoremol.featurizers.molecule import MAX_ATOMS, MAX_SMILES_CHARS, STATUS_TOO_LARGE, parse_molecule
-from tests.conftest import esol_head, run_cli, run_cli_process
+from tests.conftest import esol_head, run_cli, run_cli_process, tiny_net_flags
 
 
 def fused_ladder(rings: int) -> str:
@@ -113,7 +113,7 @@ def test_train_cv_and_featurize_keep_going_past_the_torture_set(tmp_path, esol_p
         ignore_index=True,
     )
     mixed.to_csv(tmp_path / "mixed.csv", index=False)
-    small = ["--arch", "gcn", "--hidden", "16", "--epochs", "1", "--ensemble", "1", "--blend-catboost", "0"]
+    small = tiny_net_flags(1)
     _, err, code = run_cli("featurize", str(tmp_path / "mixed.csv"), "-o", str(tmp_path / "f.pt"))
     assert code == 0 and "Traceback" not in err, err
     _, err, code = run_cli("train", str(tmp_path / "mixed.csv"), "-t", "y", *small, "-o", str(tmp_path / "m.pt"))
