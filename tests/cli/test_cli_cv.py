@@ -120,12 +120,16 @@ def test_cli_cv_catboost_defaults_to_fixed_trees_on_all_training_rows(tiny_csv, 
     assert max(f["best_epoch"] for f in payload["folds"]) < MAX_TREES  # early stopping on the held-out fifth
 
 
+def test_cli_cv_a_misspelled_split_fails_at_parse_time(tiny_csv):
+    _, err, code = run_cli("cv", str(tiny_csv), "-t", ESOL_TARGET, "--split", "cluster")
+    assert code == 2 and "is not one of 'random', 'scaffold'" in " ".join(err.split()), err
+
+
 def test_cli_cv_errors_are_one_line(tiny_csv, tmp_path):
     folds_file = tmp_path / "folds.csv"
     folds_file.write_text("row,fold\n" + "".join(f"{i},{i % 3}\n" for i in range(60)))
     cases = [
         (["--folds", "1"], "folds must be between 2 and the number of molecules (60)"),
-        (["--split", "cluster"], "unknown split 'cluster'"),
         (["--repeats", "0"], "repeats must be at least 1"),
         (["--folds-file", str(folds_file), "--repeats", "2"], "cannot be combined with a folds file"),
         (["--folds-file", str(tmp_path / "missing.csv")], "folds file not found"),
