@@ -30,6 +30,8 @@ AQSOLDB_RUNS = ["aqsoldb_2026-12-05b.csv", "aqsoldb_2026-12-05c.csv"]
 AQSOLDB_CARE = "standardize=False drop_inorganic=False dedupe=none"
 #: the drug-like benchmark's sitting
 DRUG_LIKE_RUN = "drug_like_2026-12-05.csv"
+#: every bundled model's prediction speed (bench/model_speed.py), by sitting
+SPEED_RUNS = "model_speed.csv"
 
 
 def compute() -> dict[str, str]:
@@ -49,6 +51,12 @@ def compute() -> dict[str, str]:
                 figures[f"drug.{system}.{task}.{metric}"] = f"{rows[metric].mean():.3f}"
         figures[f"drug.{system}.{task}.seeds"] = str(rows.seed.nunique())
         figures[f"drug.{system}.train_s"] = f"{rows.train_s.median():.0f}"
+    speed = RESULTS / SPEED_RUNS
+    if speed.is_file():  # each bundled model's latest sitting
+        runs = pd.read_csv(speed)
+        for model, rows in runs.groupby("model"):
+            latest = rows[rows.date == rows.date.max()].iloc[-1]
+            figures[f"speed.{model}.mol_s"] = f"{int(round(latest.molecules_per_s, -1)):,}"
     admet = pd.read_csv(RESULTS / DRUG_LIKE_RUN)
     if "output" in admet:
         for _, row in admet[admet.output.notna()].iterrows():
@@ -104,8 +112,9 @@ def main() -> int:
             if unknown:
                 raise SystemExit(f"{doc.name}: no source for {', '.join(unknown)}")
             doc.write_text(text)
-    cards = json.loads(CARDS.read_text()) if CARDS.is_file() else {}
-    CARDS.write_text(json.dumps({k: figures[k] for k in sorted(cards) if k in figures}, indent=1) + "\n")
+    # the cards' figures: every {key} the model cards of scoremol/pretrained name
+    wanted = set(re.findall(r"\{([\w.\-]+)\}", (ROOT / "scoremol" / "pretrained" / "__init__.py").read_text()))
+    CARDS.write_text(json.dumps({k: figures[k] for k in sorted(wanted) if k in figures}, indent=1) + "\n")
     print(f"{len(figures)} figures rendered")
     return 0
 
