@@ -110,10 +110,25 @@ def catboost_to_bytes(model) -> bytes:
         return path.read_bytes()
 
 
+#: CatBoost's binary model files start with this magic and the size of the model core
+CBM_MAGIC = b"CBM1"
+
+
+def check_catboost_bytes(blob: bytes) -> None:
+    """Refuse bytes that cannot be a whole CatBoost binary model: CatBoost itself may crash
+    the process (a segmentation fault, measured on truncated files) instead of raising."""
+    if len(blob) < 8 or blob[:4] != CBM_MAGIC:
+        raise ValueError("not a CatBoost binary model")
+    if 8 + int.from_bytes(blob[4:8], "little") > len(blob):
+        raise ValueError("truncated CatBoost binary model")
+
+
 def catboost_from_bytes(blob: bytes):
-    """A CatBoost regressor back from :func:`catboost_to_bytes` output."""
+    """A CatBoost regressor back from :func:`catboost_to_bytes` output (checked first: see
+    :func:`check_catboost_bytes`)."""
     from catboost import CatBoostRegressor
 
+    check_catboost_bytes(blob)
     return CatBoostRegressor().load_model(blob=blob)
 
 

@@ -11,6 +11,7 @@ a temporary file renamed into place, so an interrupted training never leaves hal
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import zipfile
@@ -67,6 +68,8 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
             "weight": model.tree.weight,
             "best_iterations": model.tree.best_iterations,
             "present": [b is not None for b in model.tree.blobs],
+            # a damaged tree is refused before CatBoost reads it (it can crash on bad bytes)
+            "sha256": [None if b is None else hashlib.sha256(b).hexdigest() for b in model.tree.blobs],
         },
         "calibration": None if model.calibration is None else [c.to_dict() for c in model.calibration],
         "domain": None if model.domain is None else model.domain.to_meta(),
@@ -101,7 +104,14 @@ def _load_tree(spec: dict | None, payload: dict) -> TreeBlend | None:
         raise ValueError("blended tree missing or of an unknown kind")
     best = spec.get("best_iterations", [int(spec.get("best_iteration", 0))])
     kept = [bytes(b.numpy().tobytes()) if p else None for p, b in zip(present, blobs)]
+    for blob, digest in zip(kept, spec.get("sha256") or [None] * len(kept)):
+        if blob is not None and digest is not None and hashlib.sha256(blob).hexdigest() != digest:
+            raise DamagedTree("its checksum does not match")
     return TreeBlend(kept, float(spec["weight"]), [int(i) for i in best])
+
+
+class DamagedTree(Exception):
+    """A blended tree whose bytes are not the ones saved."""
 
 
 def _current_calibration(meta: dict) -> bool:
@@ -199,10 +209,12 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
             train_config=meta.get("train_config", {}),
             metrics=meta.get("metrics", {}),
             descriptor_columns=meta.get("descriptor_columns"),
-            tree=_load_tree(meta.get("tree"), payload),
+            tree=_load_tree(meta.get("tree"), payload),  # DamagedTree: reported below
             calibration=_load_calibration(meta),
             domain=_load_domain(meta, payload.get("domain_reference"), payload),
         )
+    except DamagedTree as exc:
+        raise ScoremolError(f"{path}: its blended CatBoost model is unreadable ({exc})") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise ScoremolError(
             f"{path} is an incomplete or incompatible scoremol model ({type(exc).__name__}: {exc})".splitlines()[0]

@@ -89,10 +89,26 @@ def test_blended_model_file_round_trip(tmp_path, esol_data):
     assert np.array_equal(
         back.predict(esol_data, ids=rows, domain=False).mean, model.predict(esol_data, ids=rows, domain=False).mean
     )
-    payload["trees"] = [payload["trees"][0][: len(payload["trees"][0]) // 3].clone()]  # a damaged tree
-    torch.save(payload, tmp_path / "damaged.pt")
-    with pytest.raises(ScoremolError, match="blended CatBoost model is unreadable"):
-        load_model(tmp_path / "damaged.pt")
+    tree = payload["trees"][0]
+    flipped = tree.clone()
+    flipped[len(tree) // 2] ^= 0xFF  # one byte inside the tree: its checksum no longer matches
+    for damaged in (tree[: len(tree) // 3].clone(), flipped):
+        payload["trees"] = [damaged]
+        torch.save(payload, tmp_path / "damaged.pt")
+        with pytest.raises(ScoremolError, match="blended CatBoost model is unreadable .its checksum does not match"):
+            load_model(tmp_path / "damaged.pt")
+
+
+def test_truncated_tree_bytes_are_refused_before_catboost_reads_them():
+    """CatBoost can crash the process (a segmentation fault) on a cut model: every cut of a
+    real tree must be refused first, whatever the file's checksums say."""
+    from scoremol.models.catboost import catboost_from_bytes
+    from scoremol.pretrained import bundled_model_path
+
+    blob = load_model(bundled_model_path("esol")).tree.blobs[0]
+    for cut in (0, 3, 8, 100, len(blob) // 2, len(blob) - 1):
+        with pytest.raises(ValueError, match="CatBoost binary model"):
+            catboost_from_bytes(blob[:cut])
 
 
 def test_blend_needs_a_weight_below_one(esol_data):

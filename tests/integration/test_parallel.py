@@ -84,6 +84,7 @@ def test_a_signal_during_a_fork_is_held_then_raised():
 
     script = (
         "import signal\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"  # whatever the runner left (nohup: ignored)
         "from scoremol.pool import signals_held\n"
         "try:\n"
         "    with signals_held():\n"
