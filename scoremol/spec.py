@@ -86,13 +86,16 @@ def option(
     flag: str | None = None,
     short: str | None = None,
     negatable: bool = True,
+    metavar: str | None = None,
     **bounds: float,
 ) -> Any:
     """A spec field with what the command line shows for it: help text, help panel, the
     flag when it is not ``--name`` (``--x/--no-x`` for switches unless not ``negatable``),
-    a ``short`` flag (``-m``) and ``min``/``max`` bounds. The command line builds its
-    options from these (``cli.options``)."""
+    a ``short`` flag (``-m``), a ``metavar`` for the help and ``min``/``max`` bounds. The
+    command line builds its options from these (``cli.options``)."""
     meta = {"help": help, "panel": panel, "flag": flag, "short": short, "negatable": negatable, "bounds": bounds}
+    if metavar is not None:
+        meta["metavar"] = metavar
     return field(default=default, metadata=meta)
 
 

@@ -53,6 +53,7 @@ def field_option(spec_field: dataclasses.Field, annotation: object) -> tuple[obj
         help=text,
         rich_help_panel=meta["panel"],
         show_default=spec_field.default is not None,
+        **({"metavar": meta["metavar"]} if "metavar" in meta else {}),
         **meta.get("bounds", {}),
     )
     return Annotated[annotation, option], spec_field.default

@@ -51,6 +51,7 @@ class PredictRequest:
         "-4: logS < -4, 'poorly soluble'), LABEL=T for another (--threshold logSol_pH6.8=1: below 10 ug/mL); "
         "repeatable.",
         OUTPUT,
+        metavar="T|LABEL=T",
     )
     ugml: bool = option(
         False,

@@ -18,7 +18,7 @@ class DataColumns:
     """Which columns of the training input(s) to read."""
 
     target: list[str] | None = option(
-        None, "Target column; repeat for several (default: the data set's).", INPUT, short="-t"
+        None, "Target column; repeat for several (default: the data set's).", INPUT, short="-t", metavar="COLUMN"
     )
     smiles_col: str | None = option(None, SMILES_COL_HELP, INPUT)
     fmt: str | None = option(None, FORMAT_HELP, INPUT, "--format")
