@@ -211,15 +211,15 @@ def test_no_request_leaves_the_page_and_console_is_clean(page):
     assert page.errors == [] and page.dialogs == []
 
 
-def test_a_1000_row_report_opens_in_under_3_seconds(browser, tmp_path):
+def test_a_1000_row_report_lists_1000_rows_and_says_so(browser, tmp_path):
+    """How fast it opens is measured by bench/report_open.py (tests assert no wall-clock time)."""
     path = tmp_path / "big.html"
     big = frame(1200)
     summary = write_report(path, big, smiles_col="smiles", name_col="name", tasks=TASKS, max_rows=1000)
     assert summary.shown == 1000
     context = browser.new_context()
     watched = Watched(context.new_page(), path.resolve().as_uri())
-    seconds = watched.open()
+    watched.open()
     assert "1,000 of 1,200 rows" in watched.page.locator("#note").text_content()
     assert watched.page.locator("#page-info").text_content().endswith("1000 rows")
     context.close()
-    assert seconds < 3.0, f"opening took {seconds:.2f} s"
