@@ -89,6 +89,12 @@ function picture(svg, cls, alt) {
   i.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
   return i;
 }
+function pictureUrl(url, cls, alt) {
+  var i = el("img", cls);
+  i.alt = alt || "";
+  if (/^data:image\/png;base64,[A-Za-z0-9+\/=]*$/.test(url)) i.src = url;  /* only a PNG of our own making */
+  return i;
+}
 function statusTag(s) { return el("span", "tag " + (s === "ok" ? "ok" : "bad"), s); }
 function domainTag(s) { return s ? el("span", "tag " + (s === "out" ? "out" : "in"), s) : el("span"); }
 
@@ -268,7 +274,7 @@ function show(r, tr) {
   if (r.contrib) {
     var map = el("section", "contributions");
     map.appendChild(el("h3", "", "Atom contributions" + (r.contrib.task ? " to " + r.contrib.task : "")));
-    map.appendChild(picture(r.contrib.svg, "map", "atom contribution map"));
+    map.appendChild(pictureUrl(r.contrib.png, "map", "atom contribution map"));
     map.appendChild(el("div", "legend", "green: raises the prediction; pink: lowers it" +
       (r.contrib.method ? " (" + r.contrib.method + ")" : "")));
     var list = el("div", "legend", r.contrib.atoms.map(function (a) {

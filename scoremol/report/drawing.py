@@ -49,14 +49,16 @@ def mol_svg(mol: Chem.Mol, width: int = 150, height: int = 110) -> str | None:
     return _compact(drawer.GetDrawingText())
 
 
-def contribution_svg(mol: Chem.Mol, weights: list[float], width: int = 320, height: int = 260) -> str | None:
-    """The atom-contribution map (the similarity map on a coarser grid than the default:
-    about a seventh of the size, 40-100 kB a molecule), or None when it cannot be drawn."""
+def contribution_png(mol: Chem.Mol, weights: list[float], width: int = 400, height: int = 325) -> str | None:
+    """The atom-contribution map as a ``data:`` URL of a PNG (about 50 kB as base64, a third
+    less than the filled SVG map with its markup escaped for the page), or None when it
+    cannot be drawn. Drawn at 1.25x the size it is shown, for sharp edges."""
+    import base64
+
     from scoremol.inference.explain import similarity_map
 
     try:
-        svg, _ = similarity_map(mol, weights, size=(width, height), resolution=0.3, fill=True, png=False)
+        _, png = similarity_map(mol, weights, size=(width, height), resolution=0.3, fill=True, png=True)
     except Exception:
         return None
-    # the filled grid is many small rectangles: without anti-aliasing they show no seams
-    return _compact(svg).replace("<svg ", '<svg shape-rendering="crispEdges" ', 1)
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")

@@ -28,7 +28,7 @@ import pandas as pd
 from scoremol.data.atomic import atomic_write
 from scoremol.inference.neighbours import Neighbour
 from scoremol.report.assets import CSS, SCRIPT
-from scoremol.report.drawing import contribution_svg, structure_svg
+from scoremol.report.drawing import contribution_png, structure_svg
 
 if TYPE_CHECKING:
     from scoremol.inference.explain import AtomContributions
@@ -182,13 +182,13 @@ def _contribution_entry(smiles: str, item) -> dict | None:
         mol, weights, method, task = item.mol, list(item.weights), item.method, target_label(item.task)
     if mol is None or len(weights) != mol.GetNumAtoms():
         return None
-    svg = contribution_svg(mol, weights)
-    if svg is None:
+    png = contribution_png(mol, weights)
+    if png is None:
         return None
     order = np.argsort(weights)
     atoms = [(mol.GetAtomWithIdx(int(i)).GetSymbol() + str(int(i) + 1), round(weights[int(i)], 3)) for i in order]
     top = atoms[-3:][::-1] + atoms[:3] if len(atoms) > 6 else atoms[::-1]
-    return {"svg": svg, "method": method, "task": task, "atoms": top}
+    return {"png": png, "method": method, "task": task, "atoms": top}
 
 
 def write_report(

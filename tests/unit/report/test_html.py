@@ -104,7 +104,7 @@ def test_neighbours_and_contributions_reach_the_page(tmp_path):
     )
     row = page_data(path)["rows"][2]
     assert len(row["nb"]) == 3 and row["nb"][0]["values"] == [["logS", -0.5]] and row["nb"][0]["svg"]
-    assert row["contrib"]["svg"].startswith("<svg") and len(row["contrib"]["atoms"]) == 4
+    assert row["contrib"]["png"].startswith("data:image/png;base64,") and len(row["contrib"]["atoms"]) == 4
 
 
 def test_contributions_of_the_wrong_length_are_left_out(tmp_path):
