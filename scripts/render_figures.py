@@ -56,7 +56,9 @@ def compute() -> dict[str, str]:
         runs = pd.read_csv(speed)
         for model, rows in runs.groupby("model"):
             latest = rows[rows.date == rows.date.max()].iloc[-1]
-            figures[f"speed.{model}.mol_s"] = f"{int(round(latest.molecules_per_s, -1)):,}"
+            figures[f"speed.{model}.mol_s"] = (
+                f"{int(latest.molecules_per_s // 10 * 10 + (10 if latest.molecules_per_s % 10 >= 5 else 0)):,}"
+            )
     admet = pd.read_csv(RESULTS / DRUG_LIKE_RUN)
     if "output" in admet:
         for _, row in admet[admet.output.notna()].iterrows():

@@ -1,7 +1,9 @@
 """Models shipped inside the package (rebuilt by ``scripts/build_bundled_model.sh``).
 
 Each has a name that ``predict --model`` accepts and a card that ``scoremol models`` lists:
-what it learned from, how accurate and how fast it is. Figures come from BENCHMARKS.md.
+what it learned from, how accurate and how fast it is (20,000 SMILES through the whole
+command on 2 CPU cores, bench/model_speed.py). Figures come from bench/results/, rendered
+into figures.json by scripts/render_figures.py.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ MODELS: dict[str, BundledModel] = {
                 "Biogen MAE {drug.multitask.logSol_pH6.8.mae}, Spearman {drug.multitask.logSol_pH6.8.spearman}; "
                 "AqSolDB MAE {drug.multitask.logS.mae}"
             ),
-            "about 420 molecules/s",
+            figures("{speed.multitask.mol_s} molecules/s"),
             tasks=(
                 TaskCard(
                     "logS_pred",
@@ -100,7 +102,7 @@ MODELS: dict[str, BundledModel] = {
             "water only: 4 DMPNN/SCORE networks + CatBoost blend, molecules as given, log10(mol/L)",
             "AqSolDB, 9,857 compounds",
             figures("AqSolDB scaffold test MAE {aqsoldb.default.mae} ({aqsoldb.default.seeds} seeds)"),
-            "about 570 molecules/s",
+            figures("{speed.aqsoldb.mol_s} molecules/s"),
         ),
         BundledModel(
             "esol",
@@ -108,7 +110,7 @@ MODELS: dict[str, BundledModel] = {
             "the default configuration trained on ESOL, log10(mol/L)",
             "ESOL, 1,128 molecules",
             "ESOL 5-fold RMSE 0.517",
-            "about 550 molecules/s",
+            figures("{speed.esol.mol_s} molecules/s"),
         ),
         BundledModel(
             "fast",
@@ -116,7 +118,7 @@ MODELS: dict[str, BundledModel] = {
             "screening: one small graph-only DMPNN/SCORE network, molecules as given, log10(mol/L)",
             "AqSolDB, 9,857 compounds",
             figures("AqSolDB scaffold test MAE {aqsoldb.fast.mae}"),
-            "about 3,000-5,700 molecules/s (configuration of esol-fast)",
+            figures("{speed.fast.mol_s} molecules/s"),
         ),
         BundledModel(
             "esol-fast",
@@ -124,7 +126,7 @@ MODELS: dict[str, BundledModel] = {
             "screening: one small graph-only DMPNN/SCORE network, log10(mol/L)",
             "ESOL, 1,128 molecules",
             "ESOL 5-fold RMSE 0.575",
-            "about 3,000-5,700 molecules/s",
+            figures("{speed.esol-fast.mol_s} molecules/s"),
         ),
     )
 }
