@@ -22,7 +22,7 @@ import torch
 
 from scoremol.data.read import MoleculeChunk, iter_chunks
 from scoremol.errors import ScoremolError
-from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
+from scoremol.featurizers.dataset import featurize_chunk
 from scoremol.featurizers.molecule import STATUS_OK
 from scoremol.featurizers.parallel import ChunkJob, featurization_job, iter_chunk_results
 from scoremol.inference.output import FrameSink, as_sink
@@ -163,16 +163,9 @@ def default_batch_size(device: str) -> int:
     return 128 if str(device) == "cpu" else 256
 
 
-def predict_data(
-    model: TrainedModel, data: FeaturizedDataset, batch_size: int = 256, device: str = "cpu"
-) -> Prediction:
-    """Predict every row of featurized data (and measure the domain, if the model has one)."""
-    return model.predict(data, batch_size=batch_size, device=device)
-
-
 def predict_part(model: TrainedModel, chunk: MoleculeChunk, batch_size: int = 256, device: str = "cpu") -> Prediction:
     """Featurize and predict the rows of ``chunk``."""
-    return predict_data(model, featurize_chunk(chunk, model.featurizer), batch_size, device)
+    return model.predict(featurize_chunk(chunk, model.featurizer), batch_size=batch_size, device=device)
 
 
 def predict_chunk(
@@ -296,7 +289,9 @@ def prediction_job(model: TrainedModel, batch_size: int, device: str) -> ChunkJo
     return ChunkJob(
         local=local,
         remote=features.remote,
-        combine=lambda parts, chunk: predict_data(model, features.combine(parts, chunk), batch_size, device),
+        combine=lambda parts, chunk: model.predict(
+            features.combine(parts, chunk), batch_size=batch_size, device=device
+        ),
     )
 
 

@@ -46,7 +46,7 @@ class ReportCollector(FrameSink):
 
     def __init__(self, inner: FrameSink | None, tasks: list[ReportTask], max_rows: int = 1000) -> None:
         self.inner, self.tasks, self.max_rows = inner, tasks, max_rows
-        self.summary = ReportSummary()
+        self.parts: list[ReportSummary] = []  # one per chunk, merged once when the page is written
         self.kept: pd.DataFrame | None = None
         self.rows = 0
 
@@ -58,7 +58,7 @@ class ReportCollector(FrameSink):
     def write(self, frame: pd.DataFrame) -> None:
         if self.inner is not None:
             self.inner.write(frame)
-        self.summary = self.summary.merge(ReportSummary.of(frame, self.tasks))
+        self.parts.append(ReportSummary.of(frame, self.tasks))
         numbered = frame.assign(**{ROW: range(self.rows, self.rows + len(frame))})
         pool = numbered if self.kept is None else pd.concat([self.kept, numbered], ignore_index=True)
         self.kept = pool.iloc[select_rows(pool, self.tasks, self.max_rows)].reset_index(drop=True)
@@ -100,7 +100,7 @@ class ReportCollector(FrameSink):
             threshold=threshold,
             neighbours=neighbours,
             contributions=contributions,
-            summary=self.summary,
+            summary=ReportSummary.merged(self.parts),
             max_rows=self.max_rows,
             title=title,
             row_numbers=numbers if len(numbers) else None,
@@ -118,7 +118,8 @@ class ReportCollector(FrameSink):
             neighbours = {p: near for p, near in zip(ok, found) if near}
             # the rows most worth a look come first in the selection order
             order = select_rows(frame, self.tasks, maps) if maps > 0 else []
-            chosen = [int(p) for p in order if int(p) in set(ok)][:maps]
+            valid = set(ok)
+            chosen = [int(p) for p in order if int(p) in valid][:maps]
             for p, item in zip(chosen, atom_contributions(model, [smiles[p] for p in chosen])):
                 if item.ok:
                     contributions[p] = item

@@ -90,19 +90,26 @@ class ReportSummary:
             first_task=pred[np.isfinite(pred)].astype(np.float32),
         )
 
+    @classmethod
+    def merged(cls, parts: Sequence[ReportSummary]) -> ReportSummary:
+        """The summary of consecutive parts, their predictions joined once (merging part by
+        part would copy the growing array once per chunk)."""
+        statuses: dict[str, int] = {}
+        for part in parts:
+            for k, v in part.statuses.items():
+                statuses[k] = statuses.get(k, 0) + v
+        return cls(
+            sum(p.rows for p in parts),
+            sum(p.ok for p in parts),
+            sum(p.failed for p in parts),
+            sum(p.out_of_domain for p in parts),
+            statuses,
+            np.concatenate([p.first_task for p in parts]) if parts else np.zeros(0, np.float32),
+        )
+
     def merge(self, other: ReportSummary) -> ReportSummary:
         """The summary of both (``self``'s rows, then ``other``'s)."""
-        statuses = dict(self.statuses)
-        for k, v in other.statuses.items():
-            statuses[k] = statuses.get(k, 0) + v
-        return ReportSummary(
-            self.rows + other.rows,
-            self.ok + other.ok,
-            self.failed + other.failed,
-            self.out_of_domain + other.out_of_domain,
-            statuses,
-            np.concatenate([self.first_task, other.first_task]),
-        )
+        return ReportSummary.merged([self, other])
 
 
 def _text(frame: pd.DataFrame, column: str, default: str) -> pd.Series:
