@@ -23,6 +23,11 @@ from scoremol.featurizers.molecule import parse_molecule
 FIXED_TREES = 2000
 #: The ceiling when a validation split early-stops the trees.
 MAX_TREES = 3000
+#: Trees and learning rate of the stand-ins for the blended tree that calibration fits
+#: without each held-out fold: a quarter of the trees at four times the rate, a quarter of
+#: the time. As the blended tree on ESOL they lose 0.001 RMSE (0.5178 vs 0.5170); on the
+#: larger drug-like sets 0.01-0.02 MAE alone, so held-out residuals err large, intervals wide.
+CALIBRATION_TREES = (500, 0.12)
 
 
 def morgan_counts(data: FeaturizedDataset, radius: int = 2, size: int = 2048) -> np.ndarray:
@@ -181,12 +186,27 @@ class TreeBlend:
 
 
 def fit_booster(
-    data: FeaturizedDataset, target: str, rows: np.ndarray, seed: int = 0, val_fraction: float = 0.0
+    data: FeaturizedDataset,
+    target: str,
+    rows: np.ndarray,
+    seed: int = 0,
+    val_fraction: float = 0.0,
+    trees: tuple[int, float] | None = None,
 ) -> tuple[bytes, int]:
     """A CatBoost model of ``target`` on ``data``'s descriptors (rows ``rows``, those with a
-    label), as CatBoost's own bytes and its number of trees."""
+    label), as CatBoost's own bytes and its number of trees. ``trees``: (iterations,
+    learning rate) instead of the defaults."""
     x = catboost_features(data, morgan=False)
-    booster, best = fit_catboost(x, data.column_values(target), rows, seed=seed, val_fraction=val_fraction)
+    iterations, rate = trees if trees is not None else (None, 0.03)
+    booster, best = fit_catboost(
+        x,
+        data.column_values(target),
+        rows,
+        seed=seed,
+        val_fraction=val_fraction,
+        iterations=iterations,
+        learning_rate=rate,
+    )
     return catboost_to_bytes(booster), best
 
 
@@ -198,10 +218,12 @@ def fit_tree_blend(
     seed: int = 0,
     val_fraction: float = 0.0,
     min_labels: int = 2,
+    trees: tuple[int, float] | None = None,
 ):
     """One CatBoost model per target (on the rows of ``rows`` that have its label; none
     for a target with fewer than ``min_labels``), stored as a
-    :class:`~scoremol.models.trained.TreeBlend` of ``weight`` (1: the tree alone)."""
+    :class:`~scoremol.models.trained.TreeBlend` of ``weight`` (1: the tree alone).
+    ``trees``: (iterations, learning rate) instead of the defaults."""
     blobs, best = [], []
     for target in targets:
         y = data.column_values(target)[rows]
@@ -209,7 +231,7 @@ def fit_tree_blend(
             blobs.append(None)
             best.append(0)
             continue
-        blob, n = fit_booster(data, target, rows, seed=seed, val_fraction=val_fraction)
+        blob, n = fit_booster(data, target, rows, seed=seed, val_fraction=val_fraction, trees=trees)
         blobs.append(blob)
         best.append(n)
     return TreeBlend(blobs, weight, best)

@@ -140,3 +140,31 @@ def test_the_tree_set_drops_only_the_slow_descriptors_and_keeps_the_networks():
     assert set(FAST_DESCRIPTORS) <= set(TREE_DESCRIPTORS)
     assert union(TREE_DESCRIPTORS, FAST_DESCRIPTORS) == TREE_DESCRIPTORS
     assert union(("qed",), ("MolLogP",)) == tuple(n for n in ALL_DESCRIPTORS if n in {"qed", "MolLogP"})
+
+
+def test_calibration_refits_cheaper_trees_than_the_blended_one(esol_data, monkeypatch):
+    """The final tree keeps the default schedule; each held-out fold's stand-in is fitted
+    with :data:`CALIBRATION_TREES` (fewer trees, a faster rate)."""
+    import scoremol.models.catboost as catboost
+
+    fitted = []
+    real = catboost.fit_catboost
+
+    def spy(x, y, train, **options):
+        fitted.append((len(train), options.get("iterations"), options.get("learning_rate")))
+        return real(x, y, train, **{**options, "iterations": 5})
+
+    monkeypatch.setattr(catboost, "fit_catboost", spy)
+    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
+    model = train_model(
+        esol_data,
+        [ESOL_TARGET],
+        config,
+        quick_config(epochs=1, ensemble=2, catboost_weight=0.3, val_fraction=0.0),
+        rows=np.arange(200),
+        gnn_descriptors=FAST_DESCRIPTORS,
+    )
+    assert model.calibration is not None
+    final, *held_out = fitted
+    assert final == (200, None, 0.03)  # fit_catboost's default schedule: FIXED_TREES
+    assert held_out == [(180, *catboost.CALIBRATION_TREES)] * 2  # one per member's held-out tenth
