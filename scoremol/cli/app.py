@@ -58,6 +58,19 @@ def info(message: str) -> None:
     console.print(message, highlight=False)
 
 
+def load_requested(model, network_only: bool = False):
+    """``(trained model, its path)`` for ``--model``: a file, a bundled name, or the default."""
+    from scoremol.models.checkpoint import load_model
+    from scoremol.pretrained import MODELS, resolve_model
+
+    path, bundled = resolve_model(model)
+    if bundled is not None:
+        card = MODELS[bundled]
+        info(f"using the bundled model {bundled!r} ({card.training_data}; {card.benchmark}); --model chooses another")
+    trained = load_model(path)
+    return (trained.without_tree() if network_only else trained), path
+
+
 def main() -> None:
     """Console entry point: one-line errors, tracebacks only with -v (see :func:`run_app`)."""
     run_app(lambda: app(standalone_mode=False), lambda: state["verbose"])

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from scoremol.cli.app import app, console, info, state
+from scoremol.cli.app import app, console, info, load_requested, state
 from scoremol.cli.options import dataclass_options
 from scoremol.errors import ScoremolError
 from scoremol.inference.distributed.request import DistributedRequest
@@ -60,7 +60,7 @@ def predict(
         from scoremol.report.collect import ReportCollector
         from scoremol.report.console import Throughput
 
-        trained, model_path = _load(r.model, r.network_only)
+        trained, model_path = load_requested(r.model, r.network_only)
         options = OutputOptions(r.coverage, parse_thresholds(r.threshold), r.legacy_names, r.ugml)
         progress = Throughput(console, (r.progress or console.is_terminal) and not state["quiet"])
         settings = dict(smiles_col=r.smiles_col, fmt=r.fmt, chunk_size=r.chunk_size, batch_size=r.batch_size)
@@ -104,16 +104,3 @@ def predict(
     failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
     seconds = time.perf_counter() - STARTED
     info(f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed}{where} in {seconds:.1f} s")
-
-
-def _load(model: Path | None, network_only: bool):
-    """The model to predict with (a file, or a bundled one named or by default) and its path."""
-    from scoremol.models.checkpoint import load_model
-    from scoremol.pretrained import MODELS, resolve_model
-
-    model_path, bundled = resolve_model(model)
-    if bundled is not None:
-        card = MODELS[bundled]
-        info(f"using the bundled model {bundled!r} ({card.training_data}; {card.benchmark}); --model chooses another")
-    trained = load_model(model_path)
-    return (trained.without_tree() if network_only else trained), model_path

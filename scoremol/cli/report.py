@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from scoremol.cli.app import app, info
+from scoremol.cli.app import app, info, load_requested
 from scoremol.cli.options import dataclass_options
 from scoremol.errors import ScoremolError
 from scoremol.report.request import ExplainRequest, ReportRequest
@@ -40,14 +40,12 @@ def report(
     Nearest training molecules and atom maps come from --model, or from the default model
     when the file holds its columns.
     """
-    from scoremol.models.checkpoint import load_model
-    from scoremol.pretrained import resolve_model
     from scoremol.report.collect import ReportCollector
     from scoremol.report.html import ReportTask
     from scoremol.report.read import read_predictions
 
     chunks, labels = read_predictions(predictions)
-    trained = load_model(resolve_model(request.model)[0])
+    trained = load_requested(request.model)[0]
     tasks = ReportTask.from_model(trained)
     if [t.label for t in tasks] != labels:
         if request.model is not None:
@@ -76,8 +74,6 @@ def explain(
     from scoremol.data.registry import resolve_prediction_inputs, target_label
     from scoremol.device import torch_threads
     from scoremol.inference.explain import atom_contributions
-    from scoremol.models.checkpoint import load_model
-    from scoremol.pretrained import resolve_model
     from scoremol.report.collect import NAME_COLUMNS
     from scoremol.report.explain_files import write_explanations
 
@@ -88,7 +84,7 @@ def explain(
         smiles = list(chunk.smiles)
         name = next((c for c in NAME_COLUMNS if c in chunk.frame.columns), None)
         names = chunk.frame[name].astype(str).tolist() if name else None
-    trained = load_model(resolve_model(request.model)[0])
+    trained = load_requested(request.model)[0]
     labels = [target_label(t) for t in trained.target_names]
     task = request.task
     if task is not None and task not in labels:
