@@ -169,24 +169,24 @@ def network_share(model: TrainedModel, t: int) -> float:
     return 1.0 - float(model.tree.weight)
 
 
-def attribute(model: TrainedModel, m: _Molecule, t: int, method: str = DEFAULT_METHOD, steps: int = 16) -> np.ndarray:
+def attribute(
+    model: TrainedModel, m: _Molecule, t: int, method: str = DEFAULT_METHOD, steps: int = 16
+) -> tuple[np.ndarray, float]:
     """Per-atom contributions ``[n]`` of the networks' prediction of target ``t``, in target
-    units (not yet scaled by the network share)."""
+    units (not yet scaled by the network share), and that prediction for the whole molecule
+    (the masking methods' first graph is the molecule itself: no second pass)."""
     n = m.x.shape[0]
-    if method == "occlusion":
-        xs = m.x.unsqueeze(0).repeat(n + 1, 1, 1)
-        idx = torch.arange(n)
-        xs[idx + 1, idx] = 0.0
-        with torch.inference_mode():
-            out = network_output(model, replicate(m, xs), t).numpy().astype(np.float64)
-        return out[0] - out[1:]
-    if method == "removal":
-        if n == 1:
-            return np.zeros(1)
-        batch = without_atoms(m, [[]] + [[i] for i in range(n)])
+    if method in ("occlusion", "removal"):
+        if method == "occlusion":
+            xs = m.x.unsqueeze(0).repeat(n + 1, 1, 1)
+            idx = torch.arange(n)
+            xs[idx + 1, idx] = 0.0
+            batch = replicate(m, xs)
+        else:  # a one-atom molecule without its atom is no graph: its contribution is 0
+            batch = without_atoms(m, [[]] + ([[i] for i in range(n)] if n > 1 else []))
         with torch.inference_mode():
             out = network_output(model, batch, t).numpy().astype(np.float64)
-        return out[0] - out[1:]
+        return (out[0] - out[1:] if n > 1 or method == "occlusion" else np.zeros(1)), float(out[0])
     if method not in ("ig", "gradient"):
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     alphas = (torch.arange(steps, dtype=torch.float32) + 0.5) / steps if method == "ig" else torch.ones(1)
@@ -194,7 +194,9 @@ def attribute(model: TrainedModel, m: _Molecule, t: int, method: str = DEFAULT_M
     with torch.enable_grad():
         out = network_output(model, replicate(m, xs), t)
         (grad,) = torch.autograd.grad(out.sum(), xs)
-    return (grad.mean(0) * m.x).sum(1).double().numpy()
+    with torch.inference_mode():
+        full = float(network_output(model, replicate(m, m.x.unsqueeze(0)), t)[0])
+    return (grad.mean(0) * m.x).sum(1).double().numpy(), full
 
 
 def atom_contributions(
@@ -224,9 +226,8 @@ def atom_contributions(
             continue
         try:
             m = featurize_molecule(model, parsed.mol)
-            weights = attribute(model, m, t, method, steps) * share
-            with torch.inference_mode():
-                net = float(network_output(model, replicate(m, m.x.unsqueeze(0)), t)[0])
+            weights, net = attribute(model, m, t, method, steps)
+            weights = weights * share
             prediction = net
             if share < 1.0:
                 tree = float(model.tree.predict(m.raw_descriptors)[0, t])

@@ -82,7 +82,7 @@ def test_prediction_matches_predict(model):
     from scoremol.data.read import MoleculeChunk
     from scoremol.inference.predict import predict_part
 
-    smiles = ["CCO", "c1ccc2ccccc2c1"]
+    smiles = ["CCO", "c1ccc2ccccc2c1", "C"]  # one atom: no masked graphs, the molecule alone
     chunk = MoleculeChunk(frame=pd.DataFrame({"smiles": smiles}), smiles=smiles, start=0)
     expected = predict_part(model, chunk).mean[:, 0]
     got = [e.prediction for e in atom_contributions(model, smiles, 0)]
