@@ -83,12 +83,13 @@ function sv(tag, attrs) {
 }
 function fmt(v, d) { return v === null || v === undefined ? "" : v.toFixed(d === undefined ? 2 : d); }
 function pct(v) { return v === null || v === undefined ? "" : (100 * v).toFixed(v < 0.01 || v > 0.99 ? 1 : 0) + " %"; }
-function picture(svg, cls, alt) {
+function picture(k, cls, alt) {  /* structure k of D.pics, an SVG drawn by RDKit */
   var i = el("img", cls);
   i.alt = alt || "";
-  i.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
+  i.src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(D.pics[k]);
   return i;
 }
+function hasPic(k) { return k !== null && k !== undefined; }
 function pictureUrl(url, cls, alt) {
   var i = el("img", cls);
   i.alt = alt || "";
@@ -126,7 +127,7 @@ var columns = [
     cell: function (r, td) { td.className = "num"; td.textContent = r.r; }},
   {title: "Structure", key: null, cell: function (r, td) {
     td.className = "structure";
-    if (r.svg) td.appendChild(picture(r.svg, "", r.smiles));
+    if (hasPic(r.pic)) td.appendChild(picture(r.pic, "", r.smiles));
   }},
   {title: "Name", key: function (r) { return r.name; }, cell: function (r, td) { td.textContent = r.name; }},
   {title: "SMILES", key: function (r) { return r.smiles; },
@@ -237,7 +238,7 @@ function show(r, tr) {
   var box = document.getElementById("detail-body");
   box.textContent = "";
   box.appendChild(el("h2", "", r.name || ("row " + r.r)));
-  if (r.svg && !r.contrib) box.appendChild(picture(r.svg, "big", r.smiles));  /* the atom map shows it too */
+  if (hasPic(r.pic) && !r.contrib) box.appendChild(picture(r.pic, "big", r.smiles));  /* the atom map shows it too */
   var dl = el("dl");
   pair(dl, "row", r.r);
   pair(dl, "SMILES", r.smiles).className = "mono";
@@ -258,7 +259,7 @@ function show(r, tr) {
     sec.appendChild(el("h3", "", "Nearest training molecules"));
     r.nb.forEach(function (n) {
       var card = el("div", "neighbour");
-      if (n.svg) card.appendChild(picture(n.svg, "", n.smiles));
+      if (hasPic(n.pic)) card.appendChild(picture(n.pic, "", n.smiles));
       var info = el("div");
       if (n.name) info.appendChild(el("div", "", n.name));
       info.appendChild(el("div", "mono", n.smiles));

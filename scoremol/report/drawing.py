@@ -13,11 +13,27 @@ from rdkit import Chem, RDLogger
 from rdkit.Chem.Draw import rdMolDraw2D
 
 _HEADER = re.compile(r"<\?xml[^>]*\?>\s*")
+_CLASS = re.compile(r" class='[^']*'")
+_STYLE = re.compile(r"style='([^']*)'")
 
 
 def _compact(svg: str) -> str:
-    """The SVG without its XML declaration and blank lines (a few hundred bytes a molecule)."""
-    return "\n".join(line for line in _HEADER.sub("", svg).splitlines() if line.strip())
+    """The SVG without its XML declaration, blank lines and RDKit's bond/atom class names,
+    each distinct inline style written once as a class in an SVG ``<style>``: RDKit repeats
+    a 150-character style on every path, most of a drawing's bytes (diazepam 11.3 -> 4 kB)."""
+    body = _CLASS.sub("", _HEADER.sub("", svg))
+    styles: dict[str, str] = {}
+
+    def to_class(match: re.Match) -> str:
+        name = styles.setdefault(match.group(1), f"s{len(styles)}")
+        return f"class='{name}'"
+
+    body = _STYLE.sub(to_class, body)
+    if styles:
+        rules = "".join(f".{name}{{{style}}}" for style, name in styles.items())
+        tag_end = body.index(">", body.index("<svg")) + 1
+        body = f"{body[:tag_end]}<style>{rules}</style>{body[tag_end:]}"
+    return "\n".join(line.strip() for line in body.splitlines() if line.strip())
 
 
 RDLogger.DisableLog("rdApp.*")  # a row that cannot be drawn shows no picture, not a log line

@@ -269,7 +269,20 @@ def write_report(
         },
         "extra": [],
         "rows": [],
+        "pics": [],  # each distinct structure once; rows and neighbours name it by index
     }
+    pics: dict[str, int] = {}
+
+    def picture(smiles: str) -> int | None:
+        """The index of ``smiles``' drawing in ``payload["pics"]`` (None: not drawable)."""
+        if smiles not in pics:
+            svg = structure_svg(smiles)
+            if svg is None:
+                return None
+            pics[smiles] = len(payload["pics"])
+            payload["pics"].append(svg)
+        return pics[smiles]
+
     task_columns = {f"{t.label}{s}" for t in tasks for s in TASK_SUFFIXES}
     known = task_columns | set(OUTPUT_COLUMNS) | {smiles_col} | ({name_col} if name_col else set())
     extra = [str(c) for c in frame.columns if c not in known]
@@ -288,7 +301,7 @@ def write_report(
             "r": (pos if row_numbers is None else int(row_numbers[pos])) + 1,
             "name": "" if not name_col or pd.isna(columns[name_col][pos]) else str(columns[name_col][pos]),
             "smiles": smiles,
-            "svg": structure_svg(smiles) if ok else None,
+            "pic": picture(smiles) if ok else None,
             "v": [
                 [_finite(numbers[f"{t.label}{s}"][pos]) for s in ("_pred", "_std", "_lo", "_hi", "_p_below")]
                 for t in tasks
@@ -306,7 +319,7 @@ def write_report(
                     "smiles": n.smiles,
                     "name": n.name,
                     "sim": _finite(n.similarity),
-                    "svg": structure_svg(n.smiles),
+                    "pic": picture(n.smiles),
                     "values": [[k, _finite(v)] for k, v in n.values.items()],
                 }
                 for n in list(near)[:3]

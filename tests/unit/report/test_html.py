@@ -84,9 +84,9 @@ def test_report_content_summary_and_invalid_rows(tmp_path):
     assert data["tasks"][0]["threshold"] == -4 and data["tasks"][0]["has_p"] and not data["tasks"][1]["has_p"]
     assert data["extra"] == ["batch"]
     invalid = data["rows"][0]
-    assert invalid["status"] == "invalid" and invalid["svg"] is None and invalid["reason"] == "invalid SMILES <b>"
+    assert invalid["status"] == "invalid" and invalid["pic"] is None and invalid["reason"] == "invalid SMILES <b>"
     assert invalid["v"][0][0] is None  # NaN travels as null
-    assert data["rows"][2]["svg"].startswith("<svg")
+    assert data["pics"][data["rows"][2]["pic"]].startswith("<svg")
     assert "nb" not in data["rows"][2] and "contrib" not in data["rows"][2]
 
 
@@ -102,8 +102,12 @@ def test_neighbours_and_contributions_reach_the_page(tmp_path):
         neighbours=near,
         contributions={2: [0.1, -0.2, 0.3, 0.4]},
     )
-    row = page_data(path)["rows"][2]
-    assert len(row["nb"]) == 3 and row["nb"][0]["values"] == [["logS", -0.5]] and row["nb"][0]["svg"]
+    data = page_data(path)
+    row = data["rows"][2]
+    assert len(row["nb"]) == 3 and row["nb"][0]["values"] == [["logS", -0.5]]
+    # a structure drawn once however often it appears: methyl acetate twice here, one picture
+    assert row["nb"][0]["pic"] == row["nb"][2]["pic"] != row["nb"][1]["pic"]
+    assert len(data["pics"]) == len(set(data["pics"])) and data["pics"][row["nb"][0]["pic"]].startswith("<svg")
     assert row["contrib"]["png"].startswith("data:image/png;base64,") and len(row["contrib"]["atoms"]) == 4
 
 
@@ -159,3 +163,17 @@ def test_write_is_atomic(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         write_report(path, predictions(), smiles_col="smiles", tasks=TASKS)
     assert path.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_structures_keep_their_styles_as_classes():
+    """Each inline style RDKit repeats becomes one class rule: the same drawing, fewer bytes."""
+    import re
+
+    from scoremol.report.drawing import structure_svg
+
+    svg = structure_svg("CN1C(=O)CN=C(c2ccccc2)c2cc(Cl)ccc21")  # diazepam: N, O, Cl coloured
+    assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>") and "style='" not in svg
+    rules = dict(re.findall(r"\.(s\d+)\{([^}]*)\}", svg))
+    used = set(re.findall(r"class='(s\d+)'", svg))
+    assert used == set(rules) and any("stroke:#00CC00" in r for r in rules.values())  # chlorine's bond colour
+    assert len(svg) < 6000  # RDKit's own text is about 11,300 characters
