@@ -42,6 +42,25 @@ COMPOSITION_COLUMNS = np.r_[
 _COMPOSITION_NAMES = [f"element {e}" for e in _ELEMENT_SLOTS] + [f"formal charge {c}" for c in _CHARGE_SLOTS]
 
 
+def _nearest(queries: torch.Tensor, reference: torch.Tensor, k: int, block: int):
+    """Per block of ``block`` queries: its first row, the indices of each query's ``k``
+    nearest reference rows ``[B, k]`` (nearest first) and their Euclidean distances."""
+    # centred on the reference's mean: embeddings share a large common offset, which the
+    # expanded square below would otherwise lose float32 digits to
+    center = reference.float().mean(dim=0, keepdim=True)
+    ref = reference.float() - center
+    ref_t = ref.T.contiguous()
+    ref_sq = (ref * ref).sum(dim=1)
+    for start in range(0, len(queries), block):
+        q = queries[start : start + block].float() - center
+        # the neighbours are found on |r|^2 - 2 q.r (one fused product, [B, N]); their
+        # distances are then taken from the differences themselves, which the expanded
+        # square would lose to float32 cancellation (and so depend on the batching)
+        partial = torch.addmm(ref_sq, q, ref_t, alpha=-2.0)
+        nearest = partial.topk(k, dim=1, largest=False, sorted=True).indices if k > 1 else partial.argmin(1, True)
+        yield start, nearest, (q[:, None, :] - ref[nearest]).double().norm(dim=2)
+
+
 def neighbour_distance(
     queries: torch.Tensor, reference: torch.Tensor, neighbours: int = 1, block: int = 64
 ) -> np.ndarray:
@@ -51,22 +70,9 @@ def neighbour_distance(
     for the neighbour search, 1.5x faster than 256 at N = 9,857)."""
     if len(reference) == 0:
         return np.full(len(queries), np.inf)
-    k = min(neighbours, len(reference))
-    # centred on the reference's mean: embeddings share a large common offset, which the
-    # expanded square below would otherwise lose float32 digits to
-    center = reference.float().mean(dim=0, keepdim=True)
-    ref = reference.float() - center
-    ref_t = ref.T.contiguous()
-    ref_sq = (ref * ref).sum(dim=1)
     out = np.empty(len(queries))
-    for start in range(0, len(queries), block):
-        q = queries[start : start + block].float() - center
-        # the neighbours are found on |r|^2 - 2 q.r (one fused product, [B, N]); their
-        # distances are then taken from the differences themselves, which the expanded
-        # square would lose to float32 cancellation (and so depend on the batching)
-        partial = torch.addmm(ref_sq, q, ref_t, alpha=-2.0)
-        nearest = partial.topk(k, dim=1, largest=False, sorted=False).indices if k > 1 else partial.argmin(1, True)
-        out[start : start + block] = (q[:, None, :] - ref[nearest]).double().norm(dim=2).mean(dim=1).numpy()
+    for start, _, distance in _nearest(queries, reference, min(neighbours, len(reference)), block):
+        out[start : start + len(distance)] = distance.mean(dim=1).numpy()
     return out
 
 
@@ -78,15 +84,8 @@ def nearest_rows(
     k = min(count, len(reference))
     if k == 0:
         return np.zeros((len(queries), 0), dtype=np.int64), np.zeros((len(queries), 0))
-    center = reference.float().mean(dim=0, keepdim=True)
-    ref = reference.float() - center
-    index, distance = [], []
-    for start in range(0, len(queries), block):
-        q = queries[start : start + block].float() - center
-        near = torch.cdist(q, ref).topk(k, dim=1, largest=False, sorted=True)
-        index.append(near.indices.numpy())
-        distance.append(near.values.double().numpy())
-    return np.concatenate(index), np.concatenate(distance)
+    found = [(near.numpy(), distance.numpy()) for _, near, distance in _nearest(queries, reference, k, block)]
+    return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
 
 
 def to_similarity(distance: np.ndarray, typical: float) -> np.ndarray:
