@@ -1,10 +1,12 @@
-"""``scoremol models``: the bundled models, to choose one for ``predict --model``."""
+"""``scoremol models`` lists the bundled models; ``scoremol export`` writes one as ONNX."""
 
 from __future__ import annotations
 
 from rich.console import Console
 
-from scoremol.cli.app import app
+from scoremol.cli.app import app, info, load_requested
+from scoremol.cli.options import dataclass_options
+from scoremol.models.request import ExportRequest
 
 
 @app.command()
@@ -14,3 +16,13 @@ def models() -> None:
 
     for table in models_tables():
         Console().print(table)  # data: standard output, at the terminal's width
+
+
+@app.command()
+@dataclass_options(request=ExportRequest)
+def export(*, request: ExportRequest) -> None:
+    """Write a model's networks and blended trees as ONNX files, each checked against PyTorch or CatBoost."""
+    from scoremol.models.onnx import export_onnx
+
+    done = export_onnx(load_requested(request.model)[0], request.output_dir)
+    info(f"wrote {len(done.trees) + 1} ONNX file(s) and {done.sidecar} (max difference {done.max_difference:.1e})")

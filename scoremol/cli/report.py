@@ -73,7 +73,7 @@ def explain(
     from scoremol.data.read import read_input
     from scoremol.data.registry import resolve_prediction_inputs, target_label
     from scoremol.device import torch_threads
-    from scoremol.inference.explain import atom_contributions
+    from scoremol.inference.explain import atom_contributions, task_index
     from scoremol.report.collect import NAME_COLUMNS
     from scoremol.report.explain_files import write_explanations
 
@@ -85,15 +85,12 @@ def explain(
         name = next((c for c in NAME_COLUMNS if c in chunk.frame.columns), None)
         names = chunk.frame[name].astype(str).tolist() if name else None
     trained = load_requested(request.model)[0]
-    labels = [target_label(t) for t in trained.target_names]
-    task = request.task
-    if task is not None and task not in labels:
-        raise ScoremolError(f"--task {task}: this model predicts {', '.join(labels)}")
     try:
+        task = task_index(trained, request.task or 0)
         with torch_threads(1):  # many tiny forward passes: a second thread only spins
-            items = atom_contributions(trained, smiles, labels.index(task) if task else 0)
+            items = atom_contributions(trained, smiles, task)
     except ValueError as exc:
         raise ScoremolError(str(exc)) from None
     index = write_explanations(request.output_dir, items, names)
     done = sum(item.ok for item in items)
-    info(f"explained {done:,}/{len(items):,} molecules ({labels[labels.index(task) if task else 0]}): {index}")
+    info(f"explained {done:,}/{len(items):,} molecules ({target_label(trained.target_names[task])}): {index}")

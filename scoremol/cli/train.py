@@ -45,14 +45,7 @@ def train(
         info(excluded.sentence())
     members = 0 if spec.is_catboost else spec.ensemble
     with TrainingProgress(members, spec.epochs, console=console, quiet=state["quiet"]) as progress:
-        model = fit_spec(
-            data,
-            job.targets,
-            spec,
-            job.plan.network_descriptors,
-            units=job.units,
-            on_epoch=progress.epoch,
-            on_phase=progress.phase,
-        )
+        run = dict(units=job.units, on_epoch=progress.epoch, on_phase=progress.phase)
+        model = fit_spec(data, job.targets, spec, job.plan.network_descriptors, **run)
     save_model(model, output)
     console.print(training_summary(model, spec, job.targets, output, job.excluded))

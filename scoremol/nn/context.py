@@ -36,6 +36,8 @@ def graph_index(data) -> tuple[Tensor, int]:
     batch = getattr(data, "batch", None)
     if batch is None:
         return torch.zeros(data.num_nodes, dtype=torch.long, device=data.x.device), 1
+    if torch.compiler.is_exporting():  # a symbolic size: int() would fix it to the traced batch's
+        return batch, data.num_graphs
     return batch, int(data.num_graphs)
 
 
@@ -49,7 +51,7 @@ def reverse_edge_index(edge_index: Tensor) -> Tensor:
     if num_edges % 2:
         raise ValueError(f"expected paired directed edges, got an odd edge count {num_edges}")
     rev = torch.arange(num_edges, device=edge_index.device) ^ 1
-    if num_edges and not (
+    if num_edges and not torch.compiler.is_exporting() and not (
         torch.equal(edge_index[0, rev], edge_index[1]) and torch.equal(edge_index[1, rev], edge_index[0])
     ):
         raise ValueError(
