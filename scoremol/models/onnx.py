@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import os
 import warnings
 from dataclasses import dataclass
@@ -152,8 +153,8 @@ def export_onnx(model: TrainedModel, directory: str | Path) -> OnnxExport:
         "ptr": {0: graphs + 1},
         "descriptors": {0: graphs},
     }
-    try:  # the exporter reports its steps on stdout and warns about its internals: neither is ours to show
-        with torch.no_grad(), warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+    try:  # the exporter reports its steps on stdout and logs about its internals: neither is ours to show
+        with torch.no_grad(), warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), _quiet_loggers():
             warnings.simplefilter("ignore")
             program = torch.onnx.export(
                 module, traced, dynamo=True, dynamic_shapes=shapes, input_names=list(INPUTS), output_names=list(OUTPUTS)
@@ -171,6 +172,20 @@ def export_onnx(model: TrainedModel, directory: str | Path) -> OnnxExport:
     with atomic_write(sidecar, "w") as handle:
         json.dump(_describe(model, trees, difference), handle, indent=2)
     return OnnxExport(networks, trees, sidecar, difference)
+
+
+@contextlib.contextmanager
+def _quiet_loggers(names: tuple[str, ...] = ("torch.onnx", "torch.export", "onnxscript", "onnx_ir")):
+    """Only errors from the exporter's loggers while it runs (it logs optional packages it skips)."""
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 def _check(path: Path, module: torch.nn.Module, batches: list[tuple[torch.Tensor, ...]]) -> float:
