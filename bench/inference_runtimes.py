@@ -1,0 +1,93 @@
+"""The networks of a bundled model under three runtimes: PyTorch (what predict uses), ONNX
+Runtime (the file ``scoremol export`` writes) and PyTorch with int8 dynamic quantization of
+the linear layers that can take it (the head, the readout's GRU input and the block's output;
+the message-passing layers read their weights directly).
+
+Run (on a quiet machine): python bench/inference_runtimes.py [--model multitask] [--repeats 3]
+
+Each runtime predicts the same 512 logD molecules in batches of 128 on one thread (median of
+the repeats); the quantized networks' largest and mean change of prediction are printed in
+target units.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+import torch
+
+from scoremol.data.collate import collate_arrays
+from scoremol.data.read import smiles_chunk
+from scoremol.data.registry import resolve
+from scoremol.featurizers.dataset import featurize_chunk
+from scoremol.models.checkpoint import load_model
+from scoremol.models.onnx import INPUTS, _Networks, export_onnx
+from scoremol.pretrained import bundled_model_path
+
+QUANTIZABLE = ("head", "encoder.block.W_o", "readout.gru")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="multitask")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    torch.set_num_threads(1)
+    import onnxruntime as ort
+    from torch.ao.quantization import default_dynamic_qconfig, quantize_dynamic
+
+    model = load_model(bundled_model_path(args.model)).without_tree()
+    smiles = pd.read_csv(resolve("lipophilicity")).smiles.tolist()[:512]
+    data = featurize_chunk(smiles_chunk(smiles), model.featurizer)
+    ids = np.arange(data.num_graphs)
+    raw = data.descriptors.astype(np.float32) if data.descriptors is not None else np.zeros((len(ids), 0), np.float32)
+    batches = []
+    for s in range(0, len(ids), 128):
+        b = collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr, ids[s : s + 128])
+        batches.append((b.x, b.edge_index, b.edge_attr, b.batch, b.ptr, torch.from_numpy(raw[s : s + 128])))
+    module = _Networks(model).eval()
+    quantized = _Networks(model).eval()
+    for k, member in enumerate(quantized.members):
+        spec = {n: default_dynamic_qconfig for n, m in member.named_modules() if n.startswith(QUANTIZABLE)}
+        quantized.members[k] = quantize_dynamic(member, spec, dtype=torch.qint8)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = export_onnx(load_model(bundled_model_path(args.model)), tmp).networks
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        wanted = {i.name for i in session.get_inputs()}
+
+        def run_onnx():
+            return [session.run(["mean"], {n: t.numpy() for n, t in zip(INPUTS, b) if n in wanted})[0] for b in batches]
+
+        def run_torch(net):
+            with torch.inference_mode():
+                return [net(*b)[0].numpy() for b in batches]
+
+        runtimes = {
+            "pytorch": lambda: run_torch(module),
+            "onnxruntime": run_onnx,
+            "int8 dynamic": lambda: run_torch(quantized),
+        }
+        reference = np.concatenate(run_torch(module))
+        change = np.abs(np.concatenate(run_torch(quantized)) - reference)
+        print(f"int8 change of prediction: max {change.max(axis=0).round(4)}, mean {change.mean(axis=0).round(4)}")
+        for name, run in runtimes.items():
+            seconds = []
+            for _ in range(args.repeats):
+                start = time.perf_counter()
+                run()
+                seconds.append(time.perf_counter() - start)
+            per_batch = statistics.median(seconds) / len(batches) * 1000
+            print(f"{name}: {per_batch:.0f} ms per 128 molecules ({len(model.members)} members, one thread)")
+
+
+if __name__ == "__main__":
+    main()
