@@ -50,6 +50,8 @@ def compute() -> dict[str, str]:
             if metric in rows and rows[metric].notna().any():
                 figures[f"drug.{system}.{task}.{metric}"] = f"{rows[metric].mean():.3f}"
         figures[f"drug.{system}.{task}.seeds"] = str(rows.seed.nunique())
+        figures[f"drug.{system}.{task}.train_s"] = f"{rows.train_s.median():.0f}"
+    for system, rows in drug.groupby("system"):
         figures[f"drug.{system}.train_s"] = f"{rows.train_s.median():.0f}"
     speed = RESULTS / SPEED_RUNS
     if speed.is_file():  # each bundled model's latest sitting

@@ -24,9 +24,9 @@ FIXED_TREES = 2000
 #: The ceiling when a validation split early-stops the trees.
 MAX_TREES = 3000
 #: Trees and learning rate of the stand-ins for the blended tree that calibration fits
-#: without each held-out fold: a quarter of the trees at four times the rate, a quarter of
-#: the time. As the blended tree on ESOL they lose 0.001 RMSE (0.5178 vs 0.5170); on the
-#: larger drug-like sets 0.01-0.02 MAE alone, so held-out residuals err large, intervals wide.
+#: without each held-out fold: a quarter of the trees at four times the rate. ESOL folds 1-4:
+#: training 79 s instead of 116 s (calibration 12.6 s instead of 46.8 s), the same predictions,
+#: fold-0 intervals 1.61 wide covering 0.916 (full trees: 1.63, 0.929).
 CALIBRATION_TREES = (500, 0.12)
 
 
