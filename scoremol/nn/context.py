@@ -51,8 +51,10 @@ def reverse_edge_index(edge_index: Tensor) -> Tensor:
     if num_edges % 2:
         raise ValueError(f"expected paired directed edges, got an odd edge count {num_edges}")
     rev = torch.arange(num_edges, device=edge_index.device) ^ 1
-    if num_edges and not torch.compiler.is_exporting() and not (
-        torch.equal(edge_index[0, rev], edge_index[1]) and torch.equal(edge_index[1, rev], edge_index[0])
+    if (
+        num_edges
+        and not torch.compiler.is_exporting()
+        and not (torch.equal(edge_index[0, rev], edge_index[1]) and torch.equal(edge_index[1, rev], edge_index[0]))
     ):
         raise ValueError(
             "edge e ^ 1 is not the reverse of edge e: edges must be stored as "
