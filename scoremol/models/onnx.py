@@ -109,16 +109,19 @@ class OnnxExport:
     max_difference: float
 
 
-def _sample_batches(model: TrainedModel) -> list[tuple[torch.Tensor, ...]]:
-    """Input tuples of the sample molecules: all of them (the traced batch), then batches of 1 and 5."""
+def _sample_data(model: TrainedModel):
+    """The sample molecules featurized once, as the model (tree included) reads them."""
     from scoremol.data.read import smiles_chunk
     from scoremol.featurizers.dataset import featurize_chunk
 
-    networks = model.without_tree()
-    data = featurize_chunk(smiles_chunk(list(SAMPLE_SMILES)), networks.featurizer)
-    raw = data.descriptors
-    if raw is not None and networks.descriptor_columns is not None:
-        raw = raw[:, networks.descriptor_columns]
+    return featurize_chunk(smiles_chunk(list(SAMPLE_SMILES)), model.featurizer)
+
+
+def _sample_batches(model: TrainedModel, data) -> list[tuple[torch.Tensor, ...]]:
+    """Input tuples of the sample molecules: all of them (the traced batch), then batches of 1 and 5."""
+    raw = data.descriptors if model.model_config.use_descriptors else None
+    if raw is not None and model.descriptor_columns is not None:
+        raw = raw[:, model.descriptor_columns]  # the networks' own columns of the tree's set
 
     def inputs(ids: np.ndarray) -> tuple[torch.Tensor, ...]:
         b = collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr, ids)
@@ -142,7 +145,8 @@ def export_onnx(model: TrainedModel, directory: str | Path) -> OnnxExport:
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     module = _Networks(model).eval()
-    traced, *checks = _sample_batches(model)
+    sample = _sample_data(model)
+    traced, *checks = _sample_batches(model, sample)
     atoms, edges = torch.export.Dim("atoms", min=2), torch.export.Dim("edges", min=2)
     graphs = torch.export.Dim("graphs", min=1)
     shapes = {
@@ -166,7 +170,7 @@ def export_onnx(model: TrainedModel, directory: str | Path) -> OnnxExport:
     with atomic_write(networks, "wb") as handle:
         handle.write(program.model_proto.SerializeToString())
     difference = _check(networks, module, checks)
-    trees, tree_difference = _export_trees(model, directory)
+    trees, tree_difference = _export_trees(model, directory, sample)
     difference = max(difference, tree_difference)
     sidecar = directory / "model.json"
     with atomic_write(sidecar, "w") as handle:
@@ -218,18 +222,16 @@ def _check(path: Path, module: torch.nn.Module, batches: list[tuple[torch.Tensor
     return worst
 
 
-def _export_trees(model: TrainedModel, directory: Path) -> tuple[list[Path], float]:
+def _export_trees(model: TrainedModel, directory: Path, sample) -> tuple[list[Path], float]:
     """Each target's blended CatBoost model in CatBoost's ONNX format (raw descriptors in,
     NaN for missing), and the largest |ONNX Runtime - CatBoost| on the sample molecules."""
     import onnxruntime as ort
 
-    from scoremol.data.read import smiles_chunk
-    from scoremol.featurizers.dataset import featurize_chunk
     from scoremol.models.catboost import catboost_from_bytes
 
     if model.tree is None:
         return [], 0.0
-    raw = featurize_chunk(smiles_chunk(list(SAMPLE_SMILES)), model.featurizer).descriptors.astype(np.float32)
+    raw = sample.descriptors.astype(np.float32)
     raw[0, :3] = np.nan  # missing values take the same branch in both
     paths, worst = [], 0.0
     for k, blob in enumerate(model.tree.blobs):
