@@ -44,10 +44,10 @@ def _copy(array):
     return array.clone() if isinstance(array, torch.Tensor) else np.array(array, copy=True)
 
 
-def _spy(data, rows, y, folds, outputs, target_scaler, fit_tree=None):
+def _spy(data, rows, y, folds, outputs, target_scaler, fit_tree=None, default_weight=0.0):
     captured.update(data=data, rows=rows, y=y, folds=folds, scaler=target_scaler, fit_tree=fit_tree)
     captured["outputs"] = [tuple(_copy(a) for a in pair) for pair in outputs]
-    return _calibrate(data, rows, y, folds, outputs, target_scaler, fit_tree)
+    return _calibrate(data, rows, y, folds, outputs, target_scaler, fit_tree, default_weight)
 
 
 holdout.calibrate = _spy
@@ -126,7 +126,7 @@ def main() -> None:
     y, rows, data = c["y"], c["rows"], c["data"]
     atoms = data.atom_ptr[rows + 1] - data.atom_ptr[rows]
     reference = model.domain.reference.float()
-    weight = model.tree.weight if model.tree is not None else 0.0
+    weight = np.asarray(model.tree.weights) if model.tree is not None else 0.0
     net_oof, tree_oof = held_out_predictions()
     oof = blended(net_oof, tree_oof, weight)
     distances = {"all": held_out_distance(None)}

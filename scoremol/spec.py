@@ -105,8 +105,9 @@ class TrainingSpec:
 
     Fields left ``None`` are decided by ``preset`` (see :data:`PRESETS`) or by ``arch``
     (``descriptor_set``: ``fast`` for graph networks, ``all`` for dense ones, ``tree``
-    for CatBoost); :meth:`resolved` fills them in. ``blend_catboost`` is the weight of a
-    CatBoost model on RDKit descriptors blended into the network mean (0 = none). Each
+    for CatBoost); :meth:`resolved` fills them in. ``blend_catboost`` > 0 blends a CatBoost
+    model on RDKit descriptors into the network mean, with that weight unless held-out
+    molecules choose one per target (0 = none). Each
     field's metadata holds its command-line help (:func:`option`).
     """
 
@@ -145,7 +146,10 @@ class TrainingSpec:
     patience: int = option(30, "Epochs without improvement before stopping.", TRAINING)
     ensemble: int | None = option(None, "Members, each with its own seed and split.", TRAINING)
     blend_catboost: float | None = option(
-        None, "Weight of a CatBoost model on RDKit descriptors blended into the prediction (0 = off).", TRAINING
+        None,
+        "Blend a CatBoost model on RDKit descriptors into the prediction (0 = off). A calibrating model "
+        "chooses each target's weight (0-0.9) on its held-out molecules; this weight serves otherwise.",
+        TRAINING,
     )
     morgan: bool = option(False, "CatBoost in cv: add Morgan count fingerprints.", MODEL)
     task_balance: float = option(

@@ -166,7 +166,7 @@ def network_share(model: TrainedModel, t: int) -> float:
     """The networks' weight in the blended prediction of target ``t`` (1 without a tree)."""
     if model.tree is None or model.tree.blobs[t] is None:
         return 1.0
-    return 1.0 - float(model.tree.weight)
+    return 1.0 - float(model.tree.weights[t])
 
 
 def attribute(

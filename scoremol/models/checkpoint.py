@@ -65,7 +65,7 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
         if model.tree is None
         else {
             "kind": "catboost",
-            "weight": model.tree.weight,
+            "weights": list(model.tree.weights),
             "best_iterations": model.tree.best_iterations,
             "present": [b is not None for b in model.tree.blobs],
             # a damaged tree is refused before CatBoost reads it (it can crash on bad bytes)
@@ -107,7 +107,10 @@ def _load_tree(spec: dict | None, payload: dict) -> TreeBlend | None:
     for blob, digest in zip(kept, spec.get("sha256") or [None] * len(kept)):
         if blob is not None and digest is not None and hashlib.sha256(blob).hexdigest() != digest:
             raise DamagedTree("its checksum does not match")
-    return TreeBlend(kept, float(spec["weight"]), [int(i) for i in best])
+    weights = spec["weights"] if "weights" in spec else [spec["weight"]] * len(kept)  # one weight: older files
+    if len(weights) != len(kept):
+        raise ValueError("blended tree weights do not match its targets")
+    return TreeBlend(kept, [float(w) for w in weights], [int(i) for i in best])
 
 
 class DamagedTree(Exception):

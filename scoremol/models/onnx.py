@@ -267,8 +267,10 @@ def _describe(model: TrainedModel, trees: list[Path], difference: float) -> dict
         "standardize": bool(model.featurizer.standardize),
         "network_descriptors": network_names if model.model_config.use_descriptors else [],
         "tree_descriptors": names if model.tree is not None else [],
-        "trees": {p.name: {"target": int(p.stem.split("_")[1]), "weight": float(model.tree.weight)} for p in trees},
-        "blend": "mean = (1 - weight) * networks.mean + weight * tree, per target with a tree",
+        "trees": {
+            p.name: {"target": (t := int(p.stem.split("_")[1])), "weight": float(model.tree.weights[t])} for p in trees
+        },
+        "blend": "mean = (1 - weight) * networks.mean + weight * tree, per target with a tree (its own weight)",
         "max_difference_from_pytorch": difference,
     }
 

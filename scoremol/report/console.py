@@ -121,7 +121,11 @@ def training_summary(model, spec: TrainingSpec, targets: list[str], output: Path
             f"{m['parameters']:,}" + (f" x {len(model.members)} members" if len(model.members) > 1 else ""),
         )
     if model.tree is not None:
-        kind = "CatBoost" if model.is_tree_only else f"CatBoost blend, weight {model.tree.weight:g}"
+        kind = (
+            "CatBoost"
+            if model.is_tree_only
+            else "CatBoost blend, weight " + " / ".join(f"{w:g}" for w in model.tree.weights)
+        )
         table.add_row(kind, " / ".join(str(n) for n in model.tree.best_iterations) + " trees")
     table.add_row("seconds", f"{m['seconds']:.1f}")
     table.add_row("saved", str(output))

@@ -124,7 +124,8 @@ def calibrate_members(
     config: TrainConfig,
 ):
     """Calibration per target and the domain from the members' held-out folds (a blended
-    model refits its trees without each fold); the domain also keeps the training molecules
+    model refits its trees without each fold, and those held-out predictions choose each
+    target's blend weight, returned last); the domain also keeps the training molecules
     and their labels, for reports' nearest neighbours. Drops the members' outputs."""
     from scoremol.models.catboost import CALIBRATION_TREES
     from scoremol.training.holdout import calibrate
@@ -135,14 +136,14 @@ def calibrate_members(
         def fit_tree(positions: np.ndarray):
             return fit_blend(full, target_names, rows[positions], config, CALIBRATION_TREES)
 
-    calibration, domain, held_out = calibrate(
-        full, rows, y, folds, [m.outputs for m in members], target_scaler, fit_tree
+    calibration, domain, held_out, weights = calibrate(
+        full, rows, y, folds, [m.outputs for m in members], target_scaler, fit_tree, config.catboost_weight
     )
     smiles = full.table[full.smiles_col].astype(str).to_numpy()[full.graph_row[rows]]
     domain = replace(domain, smiles=smiles.tolist(), labels=y.astype(np.float32))
     for m in members:
         m.outputs = None  # not part of the model
-    return calibration, domain, held_out
+    return calibration, domain, held_out, weights
 
 
 def train_model(
@@ -202,9 +203,11 @@ def train_model(
         if on_phase is not None:
             on_phase("Calibration")
         start = time.perf_counter()
-        calibration, domain, held_out = calibrate_members(
+        calibration, domain, held_out, weights = calibrate_members(
             full, target_names, rows, y_all, folds, members, target_scaler, config
         )
+        if tree is not None and weights is not None:
+            tree = replace(tree, weights=weights)
         calibration_seconds = time.perf_counter() - start
     best = [m.best_val_rmse for m in members]
     metrics = {

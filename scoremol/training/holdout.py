@@ -3,8 +3,9 @@
 Member ``k`` trains on all training molecules but fold ``k`` (of ``round(1 / val_fraction)``
 folds, or :data:`HOLDOUT_FOLDS` when there is no validation split), so each molecule of the
 first ``ensemble`` folds has a prediction from a model that never saw it. For a blended
-model, a tree is fitted on the same molecules as each member to blend those predictions
-like the final model's. The held-out residuals calibrate the intervals
+model, a tree is fitted on the same molecules as each member; those held-out predictions
+choose each target's blend weight and are blended like the final model's. The held-out
+residuals calibrate the intervals
 (:class:`~scoremol.calibration.Calibration`) and the held-out similarities choose the
 domain threshold (:class:`~scoremol.calibration.Domain`); ``predict`` needs nothing else.
 """
@@ -21,7 +22,7 @@ from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
-from scoremol.models.catboost import TreeBlend
+from scoremol.models.catboost import TreeBlend, choose_weights
 
 #: folds when no validation split sets their number: each member trains on 90 %
 HOLDOUT_FOLDS = 10
@@ -47,26 +48,29 @@ def calibrate(
     outputs: list[tuple[np.ndarray, torch.Tensor]],
     target_scaler: TargetScaler,
     fit_tree: Callable[[np.ndarray], TreeBlend] | None = None,
-) -> tuple[list[Calibration], Domain, int]:
+    default_weight: float = 0.0,
+) -> tuple[list[Calibration], Domain, int, list[float] | None]:
     """Calibration per target and the domain, from each member's outputs on every training
     molecule (``outputs[k]``: scaled predictions ``[n, T]`` and embeddings ``[n, d]``).
 
     ``rows``: the training graphs of ``data`` (``y`` ``[n, T]`` holds their targets).
     ``fit_tree(train_positions)`` returns the blended trees fitted on those molecules, for
-    blended models. Returns the calibrations, the domain and the number
-    of held-out molecules.
+    blended models. Returns the calibrations, the domain, the number of held-out molecules
+    and, for a blended model, each target's blend weight (``default_weight`` where no
+    held-out label can choose one).
     """
     n_folds = int(folds.max()) + 1
     oof = np.full(y.shape, np.nan)
+    blended = fit_tree is not None and data.descriptors is not None
+    tree_oof = np.full(y.shape, np.nan)
     distance = {k: np.full(len(y), np.nan) for k in NEIGHBOURS}
     first_typical: dict[int, float] = {}  # the first member's space serves predictions
     for k, (scaled, embedding) in enumerate(outputs[:n_folds]):  # one member per fold
         held = np.flatnonzero(folds == k)
         trained = np.flatnonzero(folds != k)
-        pred = target_scaler.inverse(scaled[held])
-        if fit_tree is not None and data.descriptors is not None:
-            pred = fit_tree(trained).blend(pred, data.descriptors[rows[held]])
-        oof[held] = pred
+        oof[held] = target_scaler.inverse(scaled[held])
+        if blended:
+            tree_oof[held] = fit_tree(trained).predict(data.descriptors[rows[held]])
         for count in NEIGHBOURS:
             d = neighbour_distance(embedding[held], embedding[trained], count)
             # each member's space has its own scale: distances relative to its typical one
@@ -74,6 +78,12 @@ def calibrate(
             distance[count][held] = d / typical
             if k == 0:
                 first_typical[count] = typical
+    weights = None
+    if blended:
+        weights = choose_weights(oof, tree_oof, y, default_weight)
+        has = np.isfinite(tree_oof)
+        w = np.broadcast_to(np.asarray(weights), y.shape)
+        oof = np.where(has, (1 - w) * oof + w * tree_oof, oof)
     residual = y - oof
     neighbours = _best_ranked(distance, np.abs(residual[:, 0]))
     similarity = to_similarity(distance[neighbours], 1.0)
@@ -83,7 +93,7 @@ def calibrate(
         Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], similarity, atoms)) for t in range(y.shape[1])
     ]
     domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows)
-    return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum())
+    return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum()), weights
 
 
 def _best_ranked(distance: dict[int, np.ndarray], error: np.ndarray) -> int:

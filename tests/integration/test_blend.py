@@ -26,13 +26,14 @@ SMALL = dict(arch="gcn", mode="score", hidden=16, head_hidden=(16,))
 
 @pytest.fixture(scope="module")
 def blended(esol_data):
-    """A 2-member GNN on the fast descriptors blended with CatBoost on all of them."""
+    """A 2-member GNN on the fast descriptors blended with CatBoost on all of them (not
+    calibrated, so the configured weight serves)."""
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
     model = train_model(
         esol_data,
         [ESOL_TARGET],
         config,
-        quick_config(epochs=2, ensemble=2, catboost_weight=0.3),
+        quick_config(epochs=2, ensemble=2, catboost_weight=0.3, calibrate=False),
         rows=np.arange(150),
         gnn_descriptors=FAST_DESCRIPTORS,
     )
@@ -48,7 +49,7 @@ def test_the_blend_is_the_weighted_mean_of_network_and_tree(blended, esol_data):
     network_only = dataclasses.replace(blended, tree=None)
     gnn = network_only.predict(esol_data, ids=rows, domain=False)
     gnn_mean, gnn_std = gnn.mean, gnn.std
-    assert blended.tree.weight == 0.3
+    assert blended.tree.weights == [0.3]
     assert tree.shape == (20, 1) and np.allclose(mean, 0.7 * gnn_mean + 0.3 * tree)
     assert np.allclose(std, gnn_std)  # the spread is the network members'
     assert not np.allclose(mean, gnn_mean)  # the tree really moves the prediction
@@ -85,7 +86,7 @@ def test_blended_model_file_round_trip(tmp_path, esol_data):
     assert len(payload["trees"]) == 1 and payload["trees"][0].dtype == torch.uint8
     back = load_model(path)
     rows = np.arange(80, 100)
-    assert back.tree.weight == 0.4 and back.descriptor_columns == model.descriptor_columns
+    assert back.tree.weights == model.tree.weights and back.descriptor_columns == model.descriptor_columns
     assert np.array_equal(
         back.predict(esol_data, ids=rows, domain=False).mean, model.predict(esol_data, ids=rows, domain=False).mean
     )
@@ -168,3 +169,30 @@ def test_calibration_refits_cheaper_trees_than_the_blended_one(esol_data, monkey
     final, *held_out = fitted
     assert final == (200, None, 0.03)  # fit_catboost's default schedule: FIXED_TREES
     assert held_out == [(180, *catboost.CALIBRATION_TREES)] * 2  # one per member's held-out tenth
+
+
+def test_a_calibrated_blend_takes_the_weight_its_held_out_molecules_chose(esol_data, monkeypatch):
+    import scoremol.training.holdout as holdout
+
+    seen = {}
+
+    def choose(networks, trees, y, default):
+        seen.update(held=int(np.isfinite(trees).sum()), default=default)
+        return [0.7]
+
+    monkeypatch.setattr(holdout, "choose_weights", choose)
+    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
+    model = train_model(
+        esol_data,
+        [ESOL_TARGET],
+        config,
+        quick_config(epochs=1, ensemble=2, catboost_weight=0.4),
+        rows=np.arange(200),
+        gnn_descriptors=FAST_DESCRIPTORS,
+    )
+    assert seen == {"held": 40, "default": 0.4}  # two members, a tenth of 200 held out each
+    assert model.tree.weights == [0.7]
+    rows = np.arange(200, 210)
+    mean = model.predict(esol_data, ids=rows, domain=False).mean
+    gnn = dataclasses.replace(model, tree=None).predict(esol_data, ids=rows, domain=False).mean
+    assert np.allclose(mean, 0.3 * gnn + 0.7 * model.tree.predict(esol_data.descriptors[rows]))

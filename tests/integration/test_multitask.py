@@ -89,7 +89,8 @@ def test_two_inputs_train_one_blended_calibrated_model_per_target(tmp_path, esol
     own = job.data.select_descriptors(job.plan.network_descriptors)
     networks = model.without_tree().predict(own, domain=False).mean
     trees = model.tree.predict(job.data.descriptors)
-    assert np.allclose(result.mean, 0.7 * networks + 0.3 * trees, atol=1e-5)  # each target its own tree
+    w = np.asarray(model.tree.weights)  # each target its own tree, and its own weight
+    assert len(w) == 2 and np.allclose(result.mean, (1 - w) * networks + w * trees, atol=1e-5)
     path = tmp_path / "m.pt"
     save_model(model, path)
     back = load_model(path)
@@ -100,7 +101,7 @@ def test_two_inputs_train_one_blended_calibrated_model_per_target(tmp_path, esol
 def test_a_single_tree_file_of_the_earlier_format_loads():
     blob = torch.frombuffer(bytearray(b"cbm-bytes"), dtype=torch.uint8)
     tree = _load_tree({"kind": "catboost", "weight": 0.4, "best_iteration": 1999}, {"tree": blob})
-    assert tree.blobs == [b"cbm-bytes"] and tree.weight == 0.4 and tree.best_iteration == 1999
+    assert tree.blobs == [b"cbm-bytes"] and tree.weights == [0.4] and tree.best_iteration == 1999
     with pytest.raises(ValueError):
         _load_tree({"kind": "catboost", "weight": 0.4}, {})
 

@@ -45,7 +45,7 @@ def test_the_onnx_files_reproduce_the_blended_prediction(blended, esol_data, tmp
     assert "VerifyOutputSizes" not in capfd.readouterr().err  # ONNX Runtime's warnings on the tree check stay off
     assert done.max_difference < 1e-3 and [p.name for p in done.trees] == ["tree_0.onnx"]
     sidecar = json.loads(done.sidecar.read_text())
-    assert sidecar["network_descriptors"] == list(FAST_DESCRIPTORS) and sidecar["trees"]["tree_0.onnx"]["weight"] == 0.3
+    assert sidecar["network_descriptors"] == list(FAST_DESCRIPTORS) and sidecar["trees"]["tree_0.onnx"]["weight"] == blended.tree.weights[0]
     networks = ort.InferenceSession(str(done.networks), providers=["CPUExecutionProvider"])
     tree = ort.InferenceSession(str(done.trees[0]), providers=["CPUExecutionProvider"])
     expected = blended.predict(esol_data, ids=np.arange(200, 263), domain=False)
@@ -54,7 +54,8 @@ def test_the_onnx_files_reproduce_the_blended_prediction(blended, esol_data, tmp
         raw = esol_data.descriptors[ids].astype(np.float32)
         tree_out = np.asarray(tree.run(None, {tree.get_inputs()[0].name: raw})[0]).reshape(-1, 1)
         rows = ids - 200
-        np.testing.assert_allclose(0.7 * mean + 0.3 * tree_out, expected.mean[rows], atol=1e-4)
+        w = sidecar["trees"]["tree_0.onnx"]["weight"]
+        np.testing.assert_allclose((1 - w) * mean + w * tree_out, expected.mean[rows], atol=1e-4)
         np.testing.assert_allclose(std, expected.std[rows], atol=1e-4)
         assert embedding.shape == (len(ids), 16)
 
