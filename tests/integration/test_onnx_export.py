@@ -45,7 +45,8 @@ def test_the_onnx_files_reproduce_the_blended_prediction(blended, esol_data, tmp
     assert "VerifyOutputSizes" not in capfd.readouterr().err  # ONNX Runtime's warnings on the tree check stay off
     assert done.max_difference < 1e-3 and [p.name for p in done.trees] == ["tree_0.onnx"]
     sidecar = json.loads(done.sidecar.read_text())
-    assert sidecar["network_descriptors"] == list(FAST_DESCRIPTORS) and sidecar["trees"]["tree_0.onnx"]["weight"] == blended.tree.weights[0]
+    assert sidecar["network_descriptors"] == list(FAST_DESCRIPTORS)
+    assert sidecar["trees"]["tree_0.onnx"]["weight"] == blended.tree.weights[0]
     networks = ort.InferenceSession(str(done.networks), providers=["CPUExecutionProvider"])
     tree = ort.InferenceSession(str(done.trees[0]), providers=["CPUExecutionProvider"])
     expected = blended.predict(esol_data, ids=np.arange(200, 263), domain=False)
