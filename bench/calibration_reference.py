@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +33,6 @@ from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_simil
 from scoremol.data.chunk import smiles_chunk  # noqa: E402
 from scoremol.featurizers.dataset import featurize_chunk  # noqa: E402
 from scoremol.spec import TrainingSpec  # noqa: E402
-from scoremol.training.setup import fit_spec, prepare_training  # noqa: E402
 
 captured: dict = {}
 _calibrate = holdout.calibrate
@@ -105,23 +103,9 @@ def main() -> None:
     parser.add_argument("--option", nargs="*", default=[])
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    options = {}
-    for item in args.option:
-        key, value = item.split("=", 1)
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
     train, test, _ = bench.load_tasks("ugml")
-    spec = TrainingSpec.from_options(**{**options, "seed": args.seed})
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for label, frame in train.items():
-            path = Path(tmp) / f"{label}.csv"
-            frame.rename(columns={"y": label}).to_csv(path, index=False)
-            paths.append(str(path))
-        job = prepare_training(paths, spec, list(train))
-        model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors, units=job.units)
+    spec = TrainingSpec.from_options(**{**bench.parse_options(args.option), "seed": args.seed})
+    model, _, _ = bench.train_multitask(spec, train)
     c = captured
     y, rows, data = c["y"], c["rows"], c["data"]
     atoms = data.atom_ptr[rows + 1] - data.atom_ptr[rows]

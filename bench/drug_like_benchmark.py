@@ -128,7 +128,21 @@ def coverage(model: ScoreRegressor, smiles: list[str], truth: np.ndarray, target
     }
 
 
-def run_multitask(spec: TrainingSpec, train: dict, test: dict, biogen_units: str) -> list[dict]:
+def parse_options(items: list[str]) -> dict:
+    """``name=value`` pairs as TrainingSpec options (JSON values where they parse)."""
+    options = {}
+    for item in items:
+        key, value = item.split("=", 1)
+        try:
+            options[key] = json.loads(value)
+        except json.JSONDecodeError:
+            options[key] = value
+    return options
+
+
+def train_multitask(spec: TrainingSpec, train: dict):
+    """One multi-task model on every task's training rows, as ``scoremol train A B C``
+    builds it: the model, its featurized job and the seconds it took."""
     from scoremol.training.setup import fit_spec, prepare_training
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -140,7 +154,11 @@ def run_multitask(spec: TrainingSpec, train: dict, test: dict, biogen_units: str
         start = time.perf_counter()
         job = prepare_training(paths, spec, list(train))
         model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors, units=job.units)
-        seconds = time.perf_counter() - start
+        return model, job, time.perf_counter() - start
+
+
+def run_multitask(spec: TrainingSpec, train: dict, test: dict, biogen_units: str) -> list[dict]:
+    model, job, seconds = train_multitask(spec, train)
     regressor = ScoreRegressor(**{k: v for k, v in spec.to_dict().items()})
     regressor.model_ = model
     rows = []
@@ -238,13 +256,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     RDLogger.DisableLog("rdApp.*")
-    options = {}
-    for item in args.option:
-        key, value = item.split("=", 1)
-        try:
-            options[key] = json.loads(value)
-        except json.JSONDecodeError:
-            options[key] = value
+    options = parse_options(args.option)
     train, test, counts = load_tasks(args.biogen_units)
     print(f"removed from training (test molecules of any task): {json.dumps(counts)}", flush=True)
     for system in args.systems:
