@@ -33,6 +33,7 @@ from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_simil
 from scoremol.data.chunk import smiles_chunk  # noqa: E402
 from scoremol.featurizers.dataset import featurize_chunk  # noqa: E402
 from scoremol.spec import TrainingSpec  # noqa: E402
+from scoremol.training.holdout import held_out_distances  # noqa: E402
 
 captured: dict = {}
 _calibrate = holdout.calibrate
@@ -66,26 +67,6 @@ def held_out_predictions() -> tuple[np.ndarray, np.ndarray | None]:
     return net, tree
 
 
-def held_out_distance(reference_mask: np.ndarray | None) -> tuple[dict, dict]:
-    """Per neighbour count, the held-out distances (relative to each member's typical one)
-    to the trained rows in ``reference_mask``, and member 0's typical distance."""
-    c = captured
-    folds, outputs = c["folds"], c["outputs"]
-    distance = {k: np.full(len(folds), np.nan) for k in NEIGHBOURS}
-    typical0 = {}
-    for k, (_, embedding) in enumerate(outputs[: int(folds.max()) + 1]):
-        held = np.flatnonzero(folds == k)
-        trained = np.flatnonzero(folds != k)
-        ref = trained if reference_mask is None else trained[reference_mask[trained]]
-        for count in NEIGHBOURS:
-            d = neighbour_distance(embedding[held], embedding[ref], count)
-            typical = max(float(np.median(d)), 1e-12)
-            distance[count][held] = d / typical
-            if k == 0:
-                typical0[count] = typical
-    return distance, typical0
-
-
 def blended(net: np.ndarray, tree: np.ndarray | None, weight: float) -> np.ndarray:
     return net if tree is None else (1 - weight) * net + weight * tree
 
@@ -113,7 +94,8 @@ def main() -> None:
     weight = np.asarray(model.tree.weights) if model.tree is not None else 0.0
     net_oof, tree_oof = held_out_predictions()
     oof = blended(net_oof, tree_oof, weight)
-    distances = {"all": held_out_distance(None)}
+    embeddings = [e for _, e in captured["outputs"]]
+    distances = {"all": held_out_distances(captured["folds"], embeddings)}
     for t, label in enumerate(train):
         frame = test[label]
         feats = featurize_chunk(smiles_chunk(frame.smiles.tolist()), model.featurizer)
@@ -126,7 +108,9 @@ def main() -> None:
         rows_out = [("shipped", shipped_lo, shipped_hi, pred.similarity, model.domain.neighbours)]
         for variant in ("all", "task"):
             mask = None if variant == "all" else np.isfinite(y[:, t])
-            distance, typical0 = distances["all"] if mask is None else held_out_distance(mask)
+            distance, typical0 = (
+                distances["all"] if mask is None else held_out_distances(captured["folds"], embeddings, mask)
+            )
             chooser = 0 if variant == "all" else t
             count = best_count(distance, np.abs(y[:, chooser] - oof[:, chooser]))
             similarity = to_similarity(distance[count], 1.0)

@@ -63,21 +63,12 @@ def calibrate(
     oof = np.full(y.shape, np.nan)
     blended = fit_tree is not None and data.descriptors is not None
     tree_oof = np.full(y.shape, np.nan)
-    distance = {k: np.full(len(y), np.nan) for k in NEIGHBOURS}
-    first_typical: dict[int, float] = {}  # the first member's space serves predictions
-    for k, (scaled, embedding) in enumerate(outputs[:n_folds]):  # one member per fold
+    for k, (scaled, _) in enumerate(outputs[:n_folds]):  # one member per fold
         held = np.flatnonzero(folds == k)
-        trained = np.flatnonzero(folds != k)
         oof[held] = target_scaler.inverse(scaled[held])
         if blended:
-            tree_oof[held] = fit_tree(trained).predict(data.descriptors[rows[held]])
-        for count in NEIGHBOURS:
-            d = neighbour_distance(embedding[held], embedding[trained], count)
-            # each member's space has its own scale: distances relative to its typical one
-            typical = max(float(np.median(d)), 1e-12)
-            distance[count][held] = d / typical
-            if k == 0:
-                first_typical[count] = typical
+            tree_oof[held] = fit_tree(np.flatnonzero(folds != k)).predict(data.descriptors[rows[held]])
+    distance, first_typical = held_out_distances(folds, [e for _, e in outputs])
     weights = None
     if blended:
         weights = choose_weights(oof, tree_oof, y, default_weight)
@@ -94,6 +85,31 @@ def calibrate(
     ]
     domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows)
     return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum()), weights
+
+
+def held_out_distances(
+    folds: np.ndarray, embeddings: list[torch.Tensor], reference: np.ndarray | None = None
+) -> tuple[dict[int, np.ndarray], dict[int, float]]:
+    """Per neighbour count of :data:`NEIGHBOURS`, each held-out molecule's distance ``[n]`` to
+    the molecules its member trained on (only those in the bool mask ``reference`` ``[n]``,
+    when given), relative to that member's typical held-out distance; and the first
+    member's typical distances (its space serves predictions). ``embeddings[k]``: member
+    ``k``'s embeddings of every training molecule ``[n, d]``."""
+    distance = {k: np.full(len(folds), np.nan) for k in NEIGHBOURS}
+    first_typical: dict[int, float] = {}
+    for k, embedding in enumerate(embeddings[: int(folds.max()) + 1]):  # one member per fold
+        held = np.flatnonzero(folds == k)
+        trained = np.flatnonzero(folds != k)
+        if reference is not None:
+            trained = trained[reference[trained]]
+        for count in NEIGHBOURS:
+            d = neighbour_distance(embedding[held], embedding[trained], count)
+            # each member's space has its own scale: distances relative to its typical one
+            typical = max(float(np.median(d)), 1e-12)
+            distance[count][held] = d / typical
+            if k == 0:
+                first_typical[count] = typical
+    return distance, first_typical
 
 
 def _best_ranked(distance: dict[int, np.ndarray], error: np.ndarray) -> int:
