@@ -24,7 +24,9 @@ def _default_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _start(args, cwd: Path) -> subprocess.Popen:
+def _start(args, cwd: Path, own_group: bool = False) -> subprocess.Popen:
+    """Run ``python -m scoremol args``; ``own_group`` makes it lead a process group that
+    :func:`_kill_group` can end with its workers."""
     return subprocess.Popen(
         [sys.executable, "-m", "scoremol", *args],
         stdin=subprocess.DEVNULL,
@@ -33,7 +35,17 @@ def _start(args, cwd: Path) -> subprocess.Popen:
         text=True,
         cwd=cwd,
         preexec_fn=_default_signals,
+        start_new_session=own_group,
     )
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill ``proc`` and every process it started (the workers hold its pipes open)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.communicate()
 
 
 def _children(pid: int) -> list[int]:
@@ -178,17 +190,45 @@ def test_signals_during_featurize_leave_no_output(sig, code, tmp_path):
     assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()], "worker processes left behind"
 
 
-@pytest.mark.parametrize("delay", [0.5, 1.0, 1.5])
-def test_ctrl_c_while_starting_up_exits_130_without_traceback(delay, tmp_path):
+def _startup_seconds(tmp_path: Path) -> float:
+    """Seconds from launch until ``featurize`` starts its worker pool on this machine (the
+    quicker of two launches: the first may read a cold disk), so that the start-up test
+    interrupts inside start-up however fast or slow the machine is."""
+    src = _smi(tmp_path / "probe.smi", 40_000)
+    times = []
+    for _ in range(2):
+        began = time.monotonic()
+        proc = _start(["featurize", str(src), "-o", str(tmp_path / "probe.pt"), "--no-cache"], tmp_path, True)
+        try:
+            while not _children(proc.pid) and proc.poll() is None and time.monotonic() - began < 120:
+                time.sleep(0.01)
+            times.append(time.monotonic() - began)
+            assert _children(proc.pid), f"featurize started no worker pool:\n{_finish(proc)}"
+        finally:
+            _kill_group(proc)
+    return min(times)
+
+
+@pytest.fixture(scope="module")
+def startup_seconds(tmp_path_factory) -> float:
+    return _startup_seconds(tmp_path_factory.mktemp("startup"))
+
+
+@pytest.mark.parametrize("fraction", [0.2, 0.4, 0.6])
+def test_ctrl_c_while_starting_up_exits_130_without_traceback(fraction, startup_seconds, tmp_path):
     # Within the first seconds the command is importing torch and PyTorch Geometric. CPython
     # can then mark the interrupt as unhandled and die by SIGINT (-2) after our message.
     src = _smi(tmp_path / "big.smi", 40_000)
-    proc = _start(["featurize", str(src), "-o", str(tmp_path / "f.pt"), "--no-cache"], tmp_path)
-    time.sleep(delay)  # the point in start-up to interrupt: the test's parameter, not a wait
-    assert proc.poll() is None, "the command ended before the signal was sent"
-    assert not _children(proc.pid) and not (tmp_path / "f.pt").exists(), "start-up was over (a pool runs)"
-    proc.send_signal(signal.SIGINT)
-    err = _finish(proc)
+    proc = _start(["featurize", str(src), "-o", str(tmp_path / "f.pt"), "--no-cache"], tmp_path, True)
+    try:
+        time.sleep(fraction * startup_seconds)  # a point inside start-up, measured on this machine
+        assert proc.poll() is None, "the command ended before the signal was sent"
+        assert not _children(proc.pid) and not (tmp_path / "f.pt").exists(), "start-up was over (a pool runs)"
+        proc.send_signal(signal.SIGINT)
+        err = _finish(proc)
+    finally:
+        if proc.poll() is None:
+            _kill_group(proc)
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == ["scoremol: interrupted"]
     assert not (tmp_path / "f.pt").exists()
