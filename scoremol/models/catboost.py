@@ -8,6 +8,7 @@ the least correlated with a GNN ensemble's of anything in the ESOL study.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -154,6 +155,10 @@ class TreeBlend:
     best_iterations: list[int] = field(default_factory=list)
     _models: list | None = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        # a tree of weight 0 changes no prediction: it is neither kept nor evaluated
+        self.blobs = [None if w == 0 else b for b, w in zip(self.blobs, self.weights, strict=True)]
+
     @property
     def best_iteration(self) -> int:
         """Trees in the first target's model (the only one of a single-target model)."""
@@ -239,24 +244,25 @@ def fit_tree_blend(
     data: FeaturizedDataset,
     targets: list[str],
     rows: np.ndarray,
-    weight: float,
+    weight: float | Sequence[float],
     seed: int = 0,
     val_fraction: float = 0.0,
     min_labels: int = 2,
     trees: tuple[int, float] | None = None,
 ):
     """One CatBoost model per target (on the rows of ``rows`` that have its label; none
-    for a target with fewer than ``min_labels``), stored as a
-    :class:`~scoremol.models.trained.TreeBlend` of ``weight`` for every target (1: the tree alone).
-    ``trees``: (iterations, learning rate) instead of the defaults."""
+    for a target with fewer than ``min_labels`` or a weight of 0), stored as a
+    :class:`~scoremol.models.trained.TreeBlend` of ``weight`` (one for every target, or one
+    each; 1: the tree alone). ``trees``: (iterations, learning rate) instead of the defaults."""
+    weights = [float(weight)] * len(targets) if isinstance(weight, int | float) else [float(w) for w in weight]
     blobs, best = [], []
-    for target in targets:
+    for target, w in zip(targets, weights, strict=True):
         y = data.column_values(target)[rows]
-        if int(np.isfinite(y).sum()) < min_labels:
+        if w == 0 or int(np.isfinite(y).sum()) < min_labels:
             blobs.append(None)
             best.append(0)
             continue
         blob, n = fit_booster(data, target, rows, seed=seed, val_fraction=val_fraction, trees=trees)
         blobs.append(blob)
         best.append(n)
-    return TreeBlend(blobs, [float(weight)] * len(targets), best)
+    return TreeBlend(blobs, weights, best)

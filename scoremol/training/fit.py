@@ -104,13 +104,16 @@ def fit_blend(
     rows: np.ndarray,
     config: TrainConfig,
     trees: tuple[int, float] | None = None,
+    weights: list[float] | None = None,
 ) -> TreeBlend:
     """The blended trees on every training molecule, a fixed number of trees: in the ESOL
     study this beat early stopping on a held-out tenth (0.515 vs 0.521 blended).
-    ``trees``: (iterations, learning rate) instead of the defaults."""
+    ``trees``: (iterations, learning rate) instead of the defaults; ``weights``: one per
+    target as calibration chose them (default: ``config.catboost_weight`` for all)."""
     from scoremol.models.catboost import fit_tree_blend
 
-    return fit_tree_blend(full, target_names, rows, config.catboost_weight, seed=config.seed, trees=trees)
+    weight = config.catboost_weight if weights is None else weights
+    return fit_tree_blend(full, target_names, rows, weight, seed=config.seed, trees=trees)
 
 
 def calibrate_members(
@@ -158,8 +161,9 @@ def train_model(
     on_phase: Callable[[str], None] | None = None,
 ) -> TrainedModel:
     """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all):
-    plan the members (:func:`plan_members`), fit them side by side, fit the blended tree
-    (:func:`fit_blend`), calibrate on the members' held-out folds (:func:`calibrate_members`).
+    plan the members (:func:`plan_members`), fit them side by side, calibrate on their
+    held-out folds (:func:`calibrate_members`, which chooses the blend weights), then fit
+    the blended trees that have weight (:func:`fit_blend`).
 
     ``gnn_descriptors`` names the descriptors the GNN fuses when the data carry more (a
     blended tree uses all of them); None means every descriptor column of the data.
@@ -190,14 +194,7 @@ def train_model(
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
     network_seconds = time.perf_counter() - start  # wall time: members may train side by side
-    tree, tree_seconds = None, 0.0
-    if config.catboost_weight > 0:
-        if on_phase is not None:
-            on_phase("CatBoost")
-        start = time.perf_counter()
-        tree = fit_blend(full, target_names, rows, config)
-        tree_seconds = time.perf_counter() - start
-    calibration = domain = None
+    calibration = domain = weights = None
     calibration_seconds, held_out = 0.0, 0
     if folds is not None:
         if on_phase is not None:
@@ -206,9 +203,17 @@ def train_model(
         calibration, domain, held_out, weights = calibrate_members(
             full, target_names, rows, y_all, folds, members, target_scaler, config
         )
-        if tree is not None and weights is not None:
-            tree = replace(tree, weights=weights)
         calibration_seconds = time.perf_counter() - start
+    tree, tree_seconds = None, 0.0
+    if config.catboost_weight > 0:  # after calibration: a target whose weight is 0 gets no tree
+        if on_phase is not None:
+            on_phase("CatBoost")
+        start = time.perf_counter()
+        tree = fit_blend(full, target_names, rows, config, weights=weights)
+        tree_seconds = time.perf_counter() - start
+    featurizer = full.settings  # what prediction must compute: the tree's and the network's descriptors
+    if tree is not None and all(b is None for b in tree.blobs):  # every weight 0: no tree, no tree descriptors
+        tree, featurizer, columns = None, data.settings, None
     best = [m.best_val_rmse for m in members]
     metrics = {
         "n_train_molecules": int(len(graphs)),
@@ -223,7 +228,7 @@ def train_model(
     }
     return TrainedModel(
         model_config=model_config,
-        featurizer=full.settings,  # what prediction must compute: the tree's and the network's descriptors
+        featurizer=featurizer,
         target_names=list(target_names),
         target_units=list(target_units or [""] * len(target_names)),
         target_scaler=target_scaler,

@@ -166,7 +166,7 @@ def test_calibration_refits_cheaper_trees_than_the_blended_one(esol_data, monkey
         gnn_descriptors=FAST_DESCRIPTORS,
     )
     assert model.calibration is not None
-    final, *held_out = fitted
+    *held_out, final = fitted  # calibration first: its held-out trees choose the final tree's weight
     assert final == (200, None, 0.03)  # fit_catboost's default schedule: FIXED_TREES
     assert held_out == [(180, *catboost.CALIBRATION_TREES)] * 2  # one per member's held-out tenth
 
@@ -196,3 +196,33 @@ def test_a_calibrated_blend_takes_the_weight_its_held_out_molecules_chose(esol_d
     mean = model.predict(esol_data, ids=rows, domain=False).mean
     gnn = dataclasses.replace(model, tree=None).predict(esol_data, ids=rows, domain=False).mean
     assert np.allclose(mean, 0.3 * gnn + 0.7 * model.tree.predict(esol_data.descriptors[rows]))
+
+
+def test_a_target_whose_held_out_molecules_choose_weight_0_gets_no_tree(esol_data, monkeypatch):
+    """Weight 0 everywhere: no final tree is fitted, and prediction computes only the
+    networks' own descriptors."""
+    import scoremol.models.catboost as catboost
+    import scoremol.training.holdout as holdout
+
+    fitted = []
+    real = catboost.fit_catboost
+
+    def spy(x, y, train, **options):
+        fitted.append(options.get("iterations"))
+        return real(x, y, train, **{**options, "iterations": 5})
+
+    monkeypatch.setattr(catboost, "fit_catboost", spy)
+    monkeypatch.setattr(holdout, "choose_weights", lambda networks, trees, y, default: [0.0])
+    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
+    model = train_model(
+        esol_data,
+        [ESOL_TARGET],
+        config,
+        quick_config(epochs=1, ensemble=2, catboost_weight=0.4),
+        rows=np.arange(200),
+        gnn_descriptors=FAST_DESCRIPTORS,
+    )
+    assert fitted == [catboost.CALIBRATION_TREES[0]] * 2  # the two held-out tenths' trees, no final one
+    assert model.tree is None and model.descriptor_columns is None
+    assert tuple(model.featurizer.descriptor_names) == FAST_DESCRIPTORS
+    assert model.calibration is not None

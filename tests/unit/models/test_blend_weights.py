@@ -35,3 +35,11 @@ def test_the_blend_uses_each_targets_own_weight():
     tree.blobs = [b"a", b"b"]
     out = tree.blend(np.array([[0.0, 0.0]]), np.zeros((1, 3)))
     assert out.tolist() == [[pytest.approx(2.0), pytest.approx(7.0)]]
+
+
+def test_a_tree_of_weight_0_is_dropped_and_its_target_keeps_the_networks_mean():
+    tree = TreeBlend([b"a", b"b"], [0.0, 0.5], [3, 3])
+    assert tree.blobs == [None, b"b"]
+    tree.predict = lambda raw: np.array([[np.nan, 10.0]])  # type: ignore[method-assign]
+    out = tree.blend(np.array([[1.0, 0.0]]), np.zeros((1, 3)))
+    assert out.tolist() == [[1.0, pytest.approx(5.0)]]
