@@ -46,8 +46,17 @@ class TargetScaler:
         return cls(np.asarray(d["mean"], dtype=np.float64), np.asarray(d["std"], dtype=np.float64))
 
 
-def _signed_log(x: np.ndarray) -> np.ndarray:
-    return np.sign(x) * np.log1p(np.abs(x))
+def _signed_log(x, xp=np):
+    return xp.sign(x) * xp.log1p(xp.abs(x))
+
+
+def scale_descriptors(xp, x, log_columns, median, mean, std):
+    """The descriptor scaling in the array library ``xp``: numpy for prediction, torch for
+    an exported graph (:mod:`scoremol.models.onnx`), so both run one definition."""
+    x = xp.where(xp.isfinite(x), x, xp.nan)
+    z = xp.where(log_columns, _signed_log(x, xp), x)
+    z = xp.where(xp.isnan(z), median, z)
+    return xp.clip((z - mean) / std, -_CLIP, _CLIP)
 
 
 @dataclass
@@ -80,11 +89,8 @@ class DescriptorScaler:
         """Scaled float32 matrix, always finite."""
         x = np.asarray(x, dtype=np.float64)
         with np.errstate(all="ignore"):
-            x = np.where(np.isfinite(x), x, np.nan)
-            z = np.where(self.log_columns, _signed_log(x), x)
-            z = np.where(np.isnan(z), self.median, z)
-            z = (z - self.mean) / self.std
-        return np.clip(z, -_CLIP, _CLIP).astype(np.float32)
+            z = scale_descriptors(np, x, self.log_columns, self.median, self.mean, self.std)
+        return z.astype(np.float32)
 
     def to_dict(self) -> dict:
         return {

@@ -37,7 +37,7 @@ import torch
 
 from scoremol.data.atomic import atomic_write
 from scoremol.data.collate import GraphBatch, collate_arrays
-from scoremol.data.scaling import DescriptorScaler
+from scoremol.data.scaling import DescriptorScaler, scale_descriptors
 from scoremol.errors import ScoremolError
 from scoremol.models.trained import TrainedModel
 
@@ -78,12 +78,7 @@ class _Networks(torch.nn.Module):
 
     def scale(self, raw: torch.Tensor) -> torch.Tensor:
         """``DescriptorScaler.transform`` in torch: signed log, median for missing, standardize, clip."""
-        from scoremol.data.scaling import _CLIP
-
-        z = torch.where(torch.isfinite(raw), raw, torch.full_like(raw, float("nan")))
-        z = torch.where(self.d_log, torch.sign(z) * torch.log1p(torch.abs(z)), z)
-        z = torch.where(torch.isnan(z), self.d_median.expand_as(z), z)
-        return torch.clamp((z - self.d_mean) / self.d_std, -_CLIP, _CLIP)
+        return scale_descriptors(torch, raw, self.d_log, self.d_median, self.d_mean, self.d_std)
 
     def forward(self, x, edge_index, edge_attr, batch, ptr, descriptors):
         scaled = self.scale(descriptors) if self.fuses else None
