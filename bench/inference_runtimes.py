@@ -27,7 +27,7 @@ from scoremol.data.read import smiles_chunk
 from scoremol.data.registry import resolve
 from scoremol.featurizers.dataset import featurize_chunk
 from scoremol.models.checkpoint import load_model
-from scoremol.models.onnx import INPUTS, _Networks, export_onnx
+from scoremol.models.onnx import INPUTS, TraceableNetworks, export_onnx
 from scoremol.pretrained import bundled_model_path
 
 QUANTIZABLE = ("head", "encoder.block.W_o", "readout.gru")
@@ -52,8 +52,8 @@ def main() -> None:
     for s in range(0, len(ids), 128):
         b = collate_arrays(data.x, data.edge_index, data.edge_attr, data.atom_ptr, data.edge_ptr, ids[s : s + 128])
         batches.append((b.x, b.edge_index, b.edge_attr, b.batch, b.ptr, torch.from_numpy(raw[s : s + 128])))
-    module = _Networks(model).eval()
-    quantized = _Networks(model).eval()
+    module = TraceableNetworks(model).eval()
+    quantized = TraceableNetworks(model).eval()
     for k, member in enumerate(quantized.members):
         spec = {n: default_dynamic_qconfig for n, m in member.named_modules() if n.startswith(QUANTIZABLE)}
         quantized.members[k] = quantize_dynamic(member, spec, dtype=torch.qint8)

@@ -62,7 +62,7 @@ INPUTS = ("x", "edge_index", "edge_attr", "batch", "ptr", "descriptors")
 OUTPUTS = ("mean", "std", "embedding")
 
 
-class _Networks(torch.nn.Module):
+class TraceableNetworks(torch.nn.Module):
     """Every member, the descriptor scaling and the target scaling, as one traceable module."""
 
     def __init__(self, model: TrainedModel) -> None:
@@ -139,7 +139,7 @@ def export_onnx(model: TrainedModel, directory: str | Path) -> OnnxExport:
         raise ScoremolError("a CatBoost-only model has no networks to export")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    module = _Networks(model).eval()
+    module = TraceableNetworks(model).eval()
     sample = _sample_data(model)
     traced, *checks = _sample_batches(model, sample)
     atoms, edges = torch.export.Dim("atoms", min=2), torch.export.Dim("edges", min=2)
