@@ -38,6 +38,11 @@ class TargetScaler:
     def inverse(self, z: np.ndarray) -> np.ndarray:
         return np.asarray(z, dtype=np.float64) * self.std + self.mean
 
+    def inverse_one(self, z, t: int):
+        """Target ``t``'s scaled values back in its units; any array type (a torch tensor
+        stays differentiable, as explanations need)."""
+        return z * float(self.std[t]) + float(self.mean[t])
+
     def to_dict(self) -> dict:
         return {"mean": self.mean.tolist(), "std": self.std.tolist()}
 

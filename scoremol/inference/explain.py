@@ -159,7 +159,7 @@ def network_output(model: TrainedModel, batch: GraphBatch, t: int) -> torch.Tens
     (before any tree blend); differentiable in ``batch.x``."""
     outs = [module(batch)[:, t] for module in model.modules("cpu")]
     scaled = torch.stack(outs).float().mean(0)
-    return scaled * float(model.target_scaler.std[t]) + float(model.target_scaler.mean[t])
+    return model.target_scaler.inverse_one(scaled, t)
 
 
 def network_share(model: TrainedModel, t: int) -> float:

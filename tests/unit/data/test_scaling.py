@@ -32,3 +32,16 @@ def test_descriptor_scaler_handles_nan_inf_and_heavy_tails():
 def test_constant_column_does_not_divide_by_zero():
     s = DescriptorScaler.fit(np.ones((5, 2)))
     assert np.array_equal(s.transform(np.ones((2, 2))), np.zeros((2, 2), dtype=np.float32))
+
+
+def test_inverse_one_undoes_one_targets_scaling_in_numpy_and_in_torch():
+    import torch
+
+    y = np.array([[1.0, 10.0], [3.0, 30.0], [5.0, np.nan]])
+    scaler = TargetScaler.fit(y)
+    z = scaler.transform(y)
+    assert np.allclose(scaler.inverse_one(z[:, 1], 1)[:2], [10.0, 30.0])
+    tensor = torch.tensor(z[:, 0], requires_grad=True)
+    back = scaler.inverse_one(tensor, 0)
+    back.sum().backward()  # differentiable, as explanations need
+    assert np.allclose(back.detach().numpy(), [1.0, 3.0, 5.0]) and np.allclose(tensor.grad, scaler.std[0])
