@@ -32,7 +32,7 @@ AQSOLDB_CARE = "standardize=False drop_inorganic=False dedupe=none"
 DRUG_LIKE_RUN = "drug_like_2026-12-05.csv"
 #: systems whose recipe changed within the sitting: the tag of their current recipe's rows
 #: (the earlier rows stay as ``<system>-fixed-weight``: one blend weight of 0.4 for every task)
-DRUG_LIKE_RECIPE = {"multitask": "blend-per-task"}
+DRUG_LIKE_RECIPE = {"multitask": "blend-per-task", "single": "blend-per-task"}
 #: every bundled model's prediction speed (bench/model_speed.py), by sitting
 SPEED_RUNS = "model_speed.csv"
 
