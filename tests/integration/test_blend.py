@@ -143,9 +143,9 @@ def test_the_tree_set_drops_only_the_slow_descriptors_and_keeps_the_networks():
     assert union(("qed",), ("MolLogP",)) == tuple(n for n in ALL_DESCRIPTORS if n in {"qed", "MolLogP"})
 
 
-def test_calibration_refits_cheaper_trees_than_the_blended_one(esol_data, monkeypatch):
-    """The final tree keeps the default schedule; each held-out fold's stand-in is fitted
-    with :data:`CALIBRATION_TREES` (fewer trees, a faster rate)."""
+def _record_tree_fits(monkeypatch) -> list[tuple[int, int | None, float | None]]:
+    """Every CatBoost fit from now on, as (training rows, iterations, learning rate); each
+    fit runs 5 trees only, to stay quick."""
     import scoremol.models.catboost as catboost
 
     fitted = []
@@ -156,19 +156,33 @@ def test_calibration_refits_cheaper_trees_than_the_blended_one(esol_data, monkey
         return real(x, y, train, **{**options, "iterations": 5})
 
     monkeypatch.setattr(catboost, "fit_catboost", spy)
+    return fitted
+
+
+def _calibrated_blend(esol_data, weight: float):
+    """Two members on 200 ESOL molecules, each holding out a tenth, blended at ``weight``."""
     config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(
+    return train_model(
         esol_data,
         [ESOL_TARGET],
         config,
-        quick_config(epochs=1, ensemble=2, catboost_weight=0.3, val_fraction=0.0),
+        quick_config(epochs=1, ensemble=2, catboost_weight=weight, val_fraction=0.0),
         rows=np.arange(200),
         gnn_descriptors=FAST_DESCRIPTORS,
     )
+
+
+def test_calibration_refits_cheaper_trees_than_the_blended_one(esol_data, monkeypatch):
+    """The final tree keeps the default schedule; each held-out fold's stand-in is fitted
+    with :data:`CALIBRATION_TREES` (fewer trees, a faster rate)."""
+    from scoremol.models.catboost import CALIBRATION_TREES
+
+    fitted = _record_tree_fits(monkeypatch)
+    model = _calibrated_blend(esol_data, 0.3)
     assert model.calibration is not None
     *held_out, final = fitted  # calibration first: its held-out trees choose the final tree's weight
     assert final == (200, None, 0.03)  # fit_catboost's default schedule: FIXED_TREES
-    assert held_out == [(180, *catboost.CALIBRATION_TREES)] * 2  # one per member's held-out tenth
+    assert held_out == [(180, *CALIBRATION_TREES)] * 2  # one per member's held-out tenth
 
 
 def test_a_calibrated_blend_takes_the_weight_its_held_out_molecules_chose(esol_data, monkeypatch):
@@ -181,15 +195,7 @@ def test_a_calibrated_blend_takes_the_weight_its_held_out_molecules_chose(esol_d
         return [0.7]
 
     monkeypatch.setattr(holdout, "choose_weights", choose)
-    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(
-        esol_data,
-        [ESOL_TARGET],
-        config,
-        quick_config(epochs=1, ensemble=2, catboost_weight=0.4),
-        rows=np.arange(200),
-        gnn_descriptors=FAST_DESCRIPTORS,
-    )
+    model = _calibrated_blend(esol_data, 0.4)
     assert seen == {"held": 40, "default": 0.4}  # two members, a tenth of 200 held out each
     assert model.tree.weights == [0.7]
     rows = np.arange(200, 210)
@@ -201,28 +207,13 @@ def test_a_calibrated_blend_takes_the_weight_its_held_out_molecules_chose(esol_d
 def test_a_target_whose_held_out_molecules_choose_weight_0_gets_no_tree(esol_data, monkeypatch):
     """Weight 0 everywhere: no final tree is fitted, and prediction computes only the
     networks' own descriptors."""
-    import scoremol.models.catboost as catboost
     import scoremol.training.holdout as holdout
+    from scoremol.models.catboost import CALIBRATION_TREES
 
-    fitted = []
-    real = catboost.fit_catboost
-
-    def spy(x, y, train, **options):
-        fitted.append(options.get("iterations"))
-        return real(x, y, train, **{**options, "iterations": 5})
-
-    monkeypatch.setattr(catboost, "fit_catboost", spy)
+    fitted = _record_tree_fits(monkeypatch)
     monkeypatch.setattr(holdout, "choose_weights", lambda networks, trees, y, default: [0.0])
-    config = ModelConfig(**SMALL, use_descriptors=True, descriptor_dim=len(FAST_DESCRIPTORS))
-    model = train_model(
-        esol_data,
-        [ESOL_TARGET],
-        config,
-        quick_config(epochs=1, ensemble=2, catboost_weight=0.4),
-        rows=np.arange(200),
-        gnn_descriptors=FAST_DESCRIPTORS,
-    )
-    assert fitted == [catboost.CALIBRATION_TREES[0]] * 2  # the two held-out tenths' trees, no final one
+    model = _calibrated_blend(esol_data, 0.4)
+    assert fitted == [(180, *CALIBRATION_TREES)] * 2  # the two held-out tenths' trees, no final one
     assert model.tree is None and model.descriptor_columns is None
     assert tuple(model.featurizer.descriptor_names) == FAST_DESCRIPTORS
     assert model.calibration is not None
