@@ -1,11 +1,12 @@
 """Probe: which training molecules should a multi-task interval measure similarity against?
 
-Today one similarity serves every task: the distance to the nearest training molecules,
-whatever they were measured for. A logD test molecule may sit next to Biogen or AqSolDB
-molecules that carry no logD label, look familiar, and get a narrow logD interval. This
+Until 2026-12-06 one similarity served every task: the distance to the nearest training
+molecules, whatever they were measured for (models now ship ``task``). A logD test
+molecule may sit next to Biogen or AqSolDB molecules that carry no logD label, look
+familiar, and get a narrow logD interval. This
 probe trains one multi-task model on the drug-like benchmark's split, keeps the members'
 held-out outputs, and calibrates twice from the same networks: similarity to every training
-molecule (``all``, what the model ships) and to the training molecules labelled for the task
+molecule (``all``) and to the training molecules labelled for the task
 (``task``). Coverage and width of each on each task's scaffold test, same predictions.
 
     python bench/calibration_reference.py --option preset=fast ensemble=4 standardize=false
@@ -95,7 +96,7 @@ def main() -> None:
     net_oof, tree_oof = held_out_predictions()
     oof = blended(net_oof, tree_oof, weight)
     embeddings = [e for _, e in captured["outputs"]]
-    distances = {"all": held_out_distances(captured["folds"], embeddings)}
+    distances = {"all": held_out_distances(captured["folds"], embeddings)[0]}
     for t, label in enumerate(train):
         frame = test[label]
         feats = featurize_chunk(smiles_chunk(frame.smiles.tolist()), model.featurizer)
@@ -109,7 +110,7 @@ def main() -> None:
         for variant in ("all", "task"):
             mask = None if variant == "all" else np.isfinite(y[:, t])
             distance, typical0 = (
-                distances["all"] if mask is None else held_out_distances(captured["folds"], embeddings, mask)
+                distances["all"] if mask is None else held_out_distances(captured["folds"], embeddings, [mask])[0]
             )
             chooser = 0 if variant == "all" else t
             count = best_count(distance, np.abs(y[:, chooser] - oof[:, chooser]))

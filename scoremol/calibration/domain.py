@@ -20,6 +20,7 @@ that no training molecule has (the network has never seen those inputs).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,38 +43,65 @@ COMPOSITION_COLUMNS = np.r_[
 _COMPOSITION_NAMES = [f"element {e}" for e in _ELEMENT_SLOTS] + [f"formal charge {c}" for c in _CHARGE_SLOTS]
 
 
-def _nearest(queries: torch.Tensor, reference: torch.Tensor, k: int, block: int):
-    """Per block of ``block`` queries: its first row, the indices of each query's ``k``
-    nearest reference rows ``[B, k]`` (nearest first) and their Euclidean distances."""
+#: one neighbour search: the rows of the reference to search (None: all of them) and how
+#: many nearest rows to find
+Search = tuple[np.ndarray | None, int]
+
+
+def _nearest(queries: torch.Tensor, reference: torch.Tensor, searches: Sequence[Search], block: int):
+    """Per block of ``block`` queries: its first row and, for each search, the indices into
+    ``reference`` of each query's ``k`` nearest searched rows ``[B, k]`` (nearest first)
+    and their Euclidean distances. Every search reads the same product, so searching each
+    task's molecules costs little more than searching them all."""
     # centred on the reference's mean: embeddings share a large common offset, which the
     # expanded square below would otherwise lose float32 digits to
     center = reference.float().mean(dim=0, keepdim=True)
     ref = reference.float() - center
     ref_t = ref.T.contiguous()
     ref_sq = (ref * ref).sum(dim=1)
+    rows = [None if r is None else torch.as_tensor(np.asarray(r, dtype=np.int64)) for r, _ in searches]
     for start in range(0, len(queries), block):
         q = queries[start : start + block].float() - center
         # the neighbours are found on |r|^2 - 2 q.r (one fused product, [B, N]); their
         # distances are then taken from the differences themselves, which the expanded
         # square would lose to float32 cancellation (and so depend on the batching)
         partial = torch.addmm(ref_sq, q, ref_t, alpha=-2.0)
-        nearest = partial.topk(k, dim=1, largest=False, sorted=True).indices if k > 1 else partial.argmin(1, True)
-        yield start, nearest, (q[:, None, :] - ref[nearest]).double().norm(dim=2)
+        found = []
+        for searched, (_, k) in zip(rows, searches, strict=True):
+            part = partial if searched is None else partial[:, searched]
+            nearest = part.topk(k, dim=1, largest=False, sorted=True).indices if k > 1 else part.argmin(1, True)
+            if searched is not None:
+                nearest = searched[nearest]
+            found.append((nearest, (q[:, None, :] - ref[nearest]).double().norm(dim=2)))
+        yield start, found
+
+
+def neighbour_distances(
+    queries: torch.Tensor, reference: torch.Tensor, searches: Sequence[Search], block: int = 64
+) -> list[np.ndarray]:
+    """For each search ``(rows, k)``: the mean Euclidean distance of each query row
+    ``[B, d]`` to its ``k`` nearest among ``reference[rows]`` (``[N, d]``; all rows when
+    ``rows`` is None; all searched rows when fewer), ``[B]``, inf where nothing is
+    searched. Computed in blocks of ``block x N`` (64 rows: the block stays in cache for
+    the neighbour search, 1.5x faster than 256 at N = 9,857)."""
+    sizes = [len(reference) if rows is None else len(rows) for rows, _ in searches]
+    out = [np.full(len(queries), np.inf) for _ in searches]
+    live = [i for i, size in enumerate(sizes) if size > 0]
+    if not live or len(queries) == 0:
+        return out
+    clipped = [(searches[i][0], min(searches[i][1], sizes[i])) for i in live]
+    for start, found in _nearest(queries, reference, clipped, block):
+        for i, (_, distance) in zip(live, found, strict=True):
+            out[i][start : start + len(distance)] = distance.mean(dim=1).numpy()
+    return out
 
 
 def neighbour_distance(
     queries: torch.Tensor, reference: torch.Tensor, neighbours: int = 1, block: int = 64
 ) -> np.ndarray:
     """Mean Euclidean distance of each query row ``[B, d]`` to its ``neighbours`` nearest
-    rows of ``reference`` ``[N, d]`` (all of them when fewer): ``[B]``, inf when there is
-    no reference; computed in blocks of ``block x N`` (64 rows: the block stays in cache
-    for the neighbour search, 1.5x faster than 256 at N = 9,857)."""
-    if len(reference) == 0:
-        return np.full(len(queries), np.inf)
-    out = np.empty(len(queries))
-    for start, _, distance in _nearest(queries, reference, min(neighbours, len(reference)), block):
-        out[start : start + len(distance)] = distance.mean(dim=1).numpy()
-    return out
+    rows of ``reference`` ``[N, d]`` (see :func:`neighbour_distances`): ``[B]``."""
+    return neighbour_distances(queries, reference, [(None, neighbours)], block)[0]
 
 
 def nearest_rows(
@@ -82,9 +110,9 @@ def nearest_rows(
     """The ``count`` nearest rows of ``reference`` ``[N, d]`` to each query ``[B, d]``,
     nearest first: their indices and Euclidean distances, ``[B, min(count, N)]`` each."""
     k = min(count, len(reference))
-    if k == 0:
-        return np.zeros((len(queries), 0), dtype=np.int64), np.zeros((len(queries), 0))
-    found = [(near.numpy(), distance.numpy()) for _, near, distance in _nearest(queries, reference, k, block)]
+    if k == 0 or len(queries) == 0:
+        return np.zeros((len(queries), k), dtype=np.int64), np.zeros((len(queries), k))
+    found = [(f[0][0].numpy(), f[0][1].numpy()) for _, f in _nearest(queries, reference, [(None, k)], block)]
     return np.concatenate([f[0] for f in found]), np.concatenate([f[1] for f in found])
 
 
@@ -116,6 +144,10 @@ class Domain:
     ``smiles`` and ``labels`` ``[N, T]`` (NaN: not measured): the training molecules
     themselves, in the reference's order, so that a prediction can show its nearest
     training molecules and their measured values (None for a model saved without them).
+    ``task_neighbours`` and ``task_typical`` ``[T]``: for a model of several targets, the
+    same two settings for each target's similarity to the training molecules measured for
+    it (what that target's interval reads: a logD interval should widen away from logD
+    data, not away from water-solubility data); None for one target.
     """
 
     reference: torch.Tensor
@@ -126,6 +158,8 @@ class Domain:
     max_atoms: int
     smiles: list[str] | None = None
     labels: np.ndarray | None = None
+    task_neighbours: list[int] | None = None
+    task_typical: list[float] | None = None
 
     #: the embedding space the reference lives in (what ``GraphModel.embed`` returns)
     SPACE = "readout"
@@ -140,19 +174,48 @@ class Domain:
         x: np.ndarray,
         atom_ptr: np.ndarray,
         ids: np.ndarray,
+        labels: np.ndarray | None = None,
+        task_settings: list[tuple[int, float]] | None = None,
     ) -> Domain:
         """From the training embeddings, the neighbour count and typical held-out distance,
         the similarities of held-out training molecules to the rest, and the training
-        graphs ``ids`` of a featurized data set."""
+        graphs ``ids`` of a featurized data set; with their ``labels`` ``[N, T]``, each
+        target's neighbour count and typical distance for its own similarity."""
         finite = np.asarray(held_out_similarity)[np.isfinite(held_out_similarity)]
         threshold = float(np.quantile(finite, OUT_OF_DOMAIN_SHARE)) if len(finite) else 0.0
         seen = composition(x, atom_ptr, ids).any(axis=0)
         sizes = atom_ptr[np.asarray(ids) + 1] - atom_ptr[np.asarray(ids)]
-        return cls(reference.half(), int(neighbours), float(typical), threshold, seen, int(sizes.max(initial=0)))
+        domain = cls(reference.half(), int(neighbours), float(typical), threshold, seen, int(sizes.max(initial=0)))
+        if labels is not None:
+            domain.labels = np.asarray(labels, dtype=np.float32)
+        if task_settings is not None and labels is not None:
+            domain.task_neighbours = [int(k) for k, _ in task_settings]
+            domain.task_typical = [float(t) for _, t in task_settings]
+        return domain
+
+    @property
+    def per_task(self) -> bool:
+        """Whether each target has its own similarity (several targets, labels kept)."""
+        return self.task_neighbours is not None and self.labels is not None
 
     def similarity(self, embeddings: torch.Tensor) -> np.ndarray:
         """Similarity ``[B]`` of embeddings ``[B, d]`` to the training set (see module)."""
-        return to_similarity(neighbour_distance(embeddings, self.reference, self.neighbours), self.typical)
+        return self.measure(embeddings)[0]
+
+    def measure(self, embeddings: torch.Tensor) -> tuple[np.ndarray, np.ndarray | None]:
+        """Similarity ``[B]`` of embeddings ``[B, d]`` to the training set and, for a
+        :attr:`per_task` domain, to each target's measured molecules ``[B, T]`` (else
+        None), all from one product with the reference."""
+        searches: list[Search] = [(None, self.neighbours)]
+        if self.per_task:
+            measured = np.isfinite(self.labels)
+            searches += [(np.flatnonzero(measured[:, t]), k) for t, k in enumerate(self.task_neighbours)]
+        distances = neighbour_distances(embeddings, self.reference, searches)
+        similarity = to_similarity(distances[0], self.typical)
+        if not self.per_task:
+            return similarity, None
+        per_task = [to_similarity(d, typical) for d, typical in zip(distances[1:], self.task_typical, strict=True)]
+        return similarity, np.stack(per_task, axis=1)
 
     def nearest(self, embeddings: torch.Tensor, count: int = 3) -> tuple[np.ndarray, np.ndarray]:
         """The ``count`` nearest training molecules to each embedding ``[B, d]``: their
@@ -186,6 +249,7 @@ class Domain:
             "threshold": self.threshold,
             "seen": self.seen.astype(int).tolist(),
             "max_atoms": self.max_atoms,
+            **({"task_neighbours": self.task_neighbours, "task_typical": self.task_typical} if self.per_task else {}),
         }
 
     @classmethod
@@ -195,6 +259,8 @@ class Domain:
         seen = np.asarray(meta["seen"], dtype=bool)
         if len(seen) != len(COMPOSITION_COLUMNS) or reference.dim() != 2:
             raise ValueError("domain does not match this featurizer")
+        labels = labels if labels is not None and len(labels) == len(reference) else None
+        per_task = "task_neighbours" in meta and labels is not None and labels.shape[1] == len(meta["task_neighbours"])
         return cls(
             reference.half(),
             int(meta["neighbours"]),
@@ -203,5 +269,7 @@ class Domain:
             seen,
             int(meta["max_atoms"]),
             smiles if smiles is not None and len(smiles) == len(reference) else None,
-            labels if labels is not None and len(labels) == len(reference) else None,
+            labels,
+            [int(k) for k in meta["task_neighbours"]] if per_task else None,
+            [float(t) for t in meta["task_typical"]] if per_task else None,
         )

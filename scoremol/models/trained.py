@@ -45,7 +45,9 @@ class Prediction:
     ``status`` and ``reason``; per graph (``graph_row`` says which row each belongs to) the
     mean and member spread ``[G, T]`` in target units, and for a model with a domain each
     graph's similarity to the training data ``[G]``, why it is out of the domain (``''``
-    when it is in) and its atom count ``[G]`` (what calibration reads)."""
+    when it is in) and its atom count ``[G]`` (what calibration reads); for a domain
+    measured per target, also the similarity to each target's measured molecules
+    ``[G, T]`` (what that target's calibration reads)."""
 
     mean: np.ndarray
     std: np.ndarray
@@ -57,10 +59,12 @@ class Prediction:
     graph_row: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: the first member's embedding of each graph ``[G, d]`` (the domain's space), when asked for
     embedding: torch.Tensor | None = None
+    task_similarity: np.ndarray | None = None
 
     def difficulty(self, target: int = 0) -> np.ndarray:
         """What the calibration of ``target`` reads to size each graph's interval ``[G, 3]``."""
-        return difficulty_inputs(self.mean[:, target], self.similarity, self.atoms)
+        similarity = self.similarity if self.task_similarity is None else self.task_similarity[:, target]
+        return difficulty_inputs(self.mean[:, target], similarity, self.atoms)
 
     @staticmethod
     def concat(parts: list[Prediction]) -> Prediction:
@@ -86,6 +90,7 @@ class Prediction:
             reason=joined("reason"),
             graph_row=concat_row_indices([p.graph_row for p in parts], [len(p.status) for p in parts]),
             embedding=joined("embedding"),
+            task_similarity=joined("task_similarity"),
         )
 
 
@@ -215,10 +220,10 @@ class TrainedModel:
         kept = embedding if embed else None
         if not measure:
             return Prediction(mean, std, embedding=kept)
-        similarity = self.domain.similarity(embedding)
+        similarity, task_similarity = self.domain.measure(embedding)
         reasons = self.domain.reasons(data.x, data.atom_ptr, ids, similarity)
         atoms = data.atom_ptr[ids + 1] - data.atom_ptr[ids]
-        return Prediction(mean, std, similarity, reasons, atoms, embedding=kept)
+        return Prediction(mean, std, similarity, reasons, atoms, embedding=kept, task_similarity=task_similarity)
 
     @torch.inference_mode()
     def _run_members(

@@ -129,7 +129,7 @@ def calibrate_members(
     """Calibration per target and the domain from the members' held-out folds (a blended
     model refits its trees without each fold, and those held-out predictions choose each
     target's blend weight, returned last); the domain also keeps the training molecules
-    and their labels, for reports' nearest neighbours. Drops the members' outputs."""
+    (beside their labels), for reports' nearest neighbours. Drops the members' outputs."""
     from scoremol.models.catboost import CALIBRATION_TREES
     from scoremol.training.holdout import calibrate
 
@@ -143,7 +143,7 @@ def calibrate_members(
         full, rows, y, folds, [m.outputs for m in members], target_scaler, fit_tree, config.catboost_weight
     )
     smiles = full.table[full.smiles_col].astype(str).to_numpy()[full.graph_row[rows]]
-    domain = replace(domain, smiles=smiles.tolist(), labels=y.astype(np.float32))
+    domain = replace(domain, smiles=smiles.tolist())
     for m in members:
         m.outputs = None  # not part of the model
     return calibration, domain, held_out, weights

@@ -8,18 +8,21 @@ choose each target's blend weight and are blended like the final model's. The he
 residuals calibrate the intervals
 (:class:`~scoremol.calibration.Calibration`) and the held-out similarities choose the
 domain threshold (:class:`~scoremol.calibration.Domain`); ``predict`` needs nothing else.
+With several targets, each target's interval reads similarity to the training molecules
+measured for it (drug-like benchmark, logD: Spearman of held-out error with that
+similarity 0.197 against 0.138 for similarity to every training molecule).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
 from scoremol.calibration.conformal import difficulty_inputs
-from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_similarity
+from scoremol.calibration.domain import NEIGHBOURS, neighbour_distances, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.catboost import TreeBlend, choose_weights
@@ -68,7 +71,9 @@ def calibrate(
         oof[held] = target_scaler.inverse(scaled[held])
         if blended:
             tree_oof[held] = fit_tree(np.flatnonzero(folds != k)).predict(data.descriptors[rows[held]])
-    distance, first_typical = held_out_distances(folds, [e for _, e in outputs])
+    per_task = y.shape[1] > 1
+    subsets = [None] + ([np.isfinite(y[:, t]) for t in range(y.shape[1])] if per_task else [])
+    (distance, first_typical), *task_distances = held_out_distances(folds, [e for _, e in outputs], subsets)
     weights = None
     if blended:
         weights = choose_weights(oof, tree_oof, y, default_weight)
@@ -80,36 +85,48 @@ def calibrate(
     similarity = to_similarity(distance[neighbours], 1.0)
     typical = first_typical[neighbours]
     atoms = data.atom_ptr[rows + 1] - data.atom_ptr[rows]
+    task_similarity, task_settings = [similarity] * y.shape[1], None
+    if per_task:
+        counts = [_best_ranked(d, np.abs(residual[:, t])) for t, (d, _) in enumerate(task_distances)]
+        task_similarity = [to_similarity(d[k], 1.0) for k, (d, _) in zip(counts, task_distances, strict=True)]
+        task_settings = [(k, typical_[k]) for k, (_, typical_) in zip(counts, task_distances, strict=True)]
     calibrations = [
-        Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], similarity, atoms)) for t in range(y.shape[1])
+        Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], task_similarity[t], atoms))
+        for t in range(y.shape[1])
     ]
-    domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows)
+    domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows, y, task_settings)
     return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum()), weights
 
 
 def held_out_distances(
-    folds: np.ndarray, embeddings: list[torch.Tensor], reference: np.ndarray | None = None
-) -> tuple[dict[int, np.ndarray], dict[int, float]]:
-    """Per neighbour count of :data:`NEIGHBOURS`, each held-out molecule's distance ``[n]`` to
-    the molecules its member trained on (only those in the bool mask ``reference`` ``[n]``,
-    when given), relative to that member's typical held-out distance; and the first
-    member's typical distances (its space serves predictions). ``embeddings[k]``: member
-    ``k``'s embeddings of every training molecule ``[n, d]``."""
-    distance = {k: np.full(len(folds), np.nan) for k in NEIGHBOURS}
-    first_typical: dict[int, float] = {}
+    folds: np.ndarray, embeddings: list[torch.Tensor], subsets: Sequence[np.ndarray | None] = (None,)
+) -> list[tuple[dict[int, np.ndarray], dict[int, float]]]:
+    """For each subset of the training molecules (a bool mask ``[n]``, None for all): per
+    neighbour count of :data:`NEIGHBOURS`, each held-out molecule's distance ``[n]`` to the
+    molecules of the subset its member trained on, relative to that member's typical
+    held-out distance; and the first member's typical distances (its space serves
+    predictions). ``embeddings[k]``: member ``k``'s embeddings of every training molecule
+    ``[n, d]``. One product per member serves every subset."""
+    found = [({k: np.full(len(folds), np.nan) for k in NEIGHBOURS}, {}) for _ in subsets]
     for k, embedding in enumerate(embeddings[: int(folds.max()) + 1]):  # one member per fold
         held = np.flatnonzero(folds == k)
         trained = np.flatnonzero(folds != k)
-        if reference is not None:
-            trained = trained[reference[trained]]
-        for count in NEIGHBOURS:
-            d = neighbour_distance(embedding[held], embedding[trained], count)
-            # each member's space has its own scale: distances relative to its typical one
-            typical = max(float(np.median(d)), 1e-12)
-            distance[count][held] = d / typical
-            if k == 0:
-                first_typical[count] = typical
-    return distance, first_typical
+        searches = [
+            (None if subset is None else np.flatnonzero(subset[trained]), count)
+            for subset in subsets
+            for count in NEIGHBOURS
+        ]
+        measured = iter(neighbour_distances(embedding[held], embedding[trained], searches))
+        for distance, first_typical in found:
+            for count in NEIGHBOURS:
+                d = next(measured)
+                # each member's space has its own scale: distances relative to its typical one
+                finite = d[np.isfinite(d)]
+                typical = max(float(np.median(finite)), 1e-12) if len(finite) else 1.0
+                distance[count][held] = d / typical
+                if k == 0:
+                    first_typical[count] = typical
+    return found
 
 
 def _best_ranked(distance: dict[int, np.ndarray], error: np.ndarray) -> int:

@@ -46,6 +46,7 @@ def test_training_keeps_held_out_residuals_and_a_domain(calibrated):
     # the first member's molecule vectors (hidden 16, not the head's 8) of every training molecule
     assert model.domain.reference.shape == (300, 16)
     assert 0.0 < model.domain.threshold < 1.0 and model.domain.typical > 0
+    assert not model.domain.per_task  # one target: its interval reads the one similarity
     assert all(m.outputs is None for m in model.members)  # training-time arrays are not kept
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
+from scoremol.calibration.domain import neighbour_distance, to_similarity
 from scoremol.data.read import MoleculeChunk
 from scoremol.data.registry import REGISTRY, resolve_input
 from scoremol.featurizers.merge import MergeSource, merge_sources, molecule_key
@@ -96,6 +97,18 @@ def test_two_inputs_train_one_blended_calibrated_model_per_target(tmp_path, esol
     back = load_model(path)
     assert back.tree.best_iterations == model.tree.best_iterations
     assert np.allclose(back.predict(job.data).mean, result.mean)
+    # each target's interval reads similarity to the molecules measured for that target
+    domain = model.domain
+    assert domain.per_task and len(domain.task_neighbours) == 2
+    embedding = model.predict(job.data, embed=True).embedding
+    for t in range(2):
+        rows = np.flatnonzero(np.isfinite(domain.labels[:, t]))
+        distance = neighbour_distance(embedding, domain.reference[rows], domain.task_neighbours[t])
+        expected = to_similarity(distance, domain.task_typical[t])
+        assert np.allclose(result.task_similarity[:, t], expected, atol=1e-6)
+        assert np.allclose(result.difficulty(t)[:, 0], expected, atol=1e-6)
+    assert not np.allclose(result.task_similarity[:, 0], result.task_similarity[:, 1])
+    assert np.allclose(back.predict(job.data).task_similarity, result.task_similarity)
 
 
 def test_a_single_tree_file_of_the_earlier_format_loads():

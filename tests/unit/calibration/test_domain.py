@@ -72,3 +72,48 @@ def test_composition_marks_each_graph_separately():
     names = [[_COMPOSITION_NAMES[c] for c in np.flatnonzero(row)] for row in used]
     assert "element O" in names[0] and "element C" not in names[0]
     assert "element C" in names[1] and "element Se" not in names[1]
+
+
+def test_subset_searches_share_one_product_and_match_searching_the_subset_alone():
+    from scoremol.calibration.domain import neighbour_distances
+
+    generator = torch.Generator().manual_seed(2)
+    queries, reference = torch.randn(150, 16, generator=generator), torch.randn(400, 16, generator=generator)
+    odd = np.arange(1, 400, 2)
+    whole, subset, ten, empty = neighbour_distances(
+        queries, reference, [(None, 1), (odd, 1), (odd[:50], 10), (np.zeros(0, np.int64), 1)], block=32
+    )
+    distances = torch.cdist(queries.double(), reference.double())
+    assert np.allclose(whole, distances.min(dim=1).values.numpy(), atol=1e-4)
+    assert np.allclose(subset, distances[:, odd].min(dim=1).values.numpy(), atol=1e-4)
+    expected_ten = distances[:, odd[:50]].topk(10, dim=1, largest=False).values.mean(dim=1).numpy()
+    assert np.allclose(ten, expected_ten, atol=1e-4)
+    assert np.all(np.isinf(empty))
+    assert not np.allclose(whole, subset)  # the subset search did not read the other rows
+
+
+def _two_task_domain():
+    train = featurized(["CCO", "c1ccccc1O", "CCN", "CCCl"])
+    ids = np.arange(train.num_graphs)
+    reference = torch.tensor([[0.0, 0.0], [10.0, 0.0], [0.0, 1.0], [10.0, 1.0]])
+    labels = np.array([[1.0, np.nan], [np.nan, 2.0], [3.0, np.nan], [np.nan, 4.0]])
+    held_out = np.array([0.5, 0.6, 0.7, 0.8])
+    return Domain.fit(reference, 1, 1.0, held_out, train.x, train.atom_ptr, ids, labels, [(1, 2.0), (2, 4.0)]), train
+
+
+def test_a_domain_of_two_targets_measures_similarity_to_each_targets_molecules():
+    domain, _ = _two_task_domain()
+    assert domain.per_task
+    query = torch.tensor([[0.0, 0.0]])
+    similarity, per_task = domain.measure(query)
+    assert np.allclose(similarity, [1.0])  # a training molecule itself
+    # target 0 was measured on rows 0 and 2 (nearest at distance 0), target 1 on rows 1 and
+    # 3: the mean distance to both (10 and sqrt(101)), on that target's typical scale
+    assert np.allclose(per_task[0, 0], 1.0)
+    assert np.isclose(per_task[0, 1], to_similarity(np.array([(10 + np.sqrt(101)) / 2]), 4.0)[0])
+    back = Domain.from_meta(domain.to_meta(), domain.reference, ["a", "b", "c", "d"], domain.labels)
+    assert back.task_neighbours == [1, 2] and back.task_typical == [2.0, 4.0]
+    assert np.allclose(back.measure(query)[1], per_task, atol=1e-3)
+    # without the labels (a file saved without its training molecules) there is one similarity
+    alone = Domain.from_meta(domain.to_meta(), domain.reference)
+    assert not alone.per_task and alone.measure(query)[1] is None
