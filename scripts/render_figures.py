@@ -31,8 +31,11 @@ AQSOLDB_CARE = "standardize=False drop_inorganic=False dedupe=none"
 #: the drug-like benchmark's sitting
 DRUG_LIKE_RUN = "drug_like_2026-12-05.csv"
 #: systems whose recipe changed within the sitting: the tag of their current recipe's rows
-#: (the earlier rows stay as ``<system>-fixed-weight``: one blend weight of 0.4 for every task)
-DRUG_LIKE_RECIPE = {"multitask": "blend-per-task", "single": "blend-per-task"}
+#: (each earlier recipe's rows render as ``<system>-<name>`` by their tag, see below)
+DRUG_LIKE_RECIPE = {"multitask": "task-similarity", "single": "blend-per-task"}
+#: earlier recipes by tag: a blend weight chosen per task with one similarity for every
+#: task's interval; any other tag, one blend weight of 0.4 for every task
+DRUG_LIKE_EARLIER = {"blend-per-task": "one-similarity"}
 #: every bundled model's prediction speed (bench/model_speed.py), by sitting
 SPEED_RUNS = "model_speed.csv"
 
@@ -49,8 +52,10 @@ def compute() -> dict[str, str]:
     drug = pd.read_csv(RESULTS / DRUG_LIKE_RUN)
     drug = drug[drug.get("output", pd.Series(index=drug.index, dtype=object)).isna()]  # ADMET-AI rows apart
     for system, tag in DRUG_LIKE_RECIPE.items():
-        earlier = (drug.system == system) & (drug.tag.fillna("") != tag)
-        drug.loc[earlier, "system"] = f"{system}-fixed-weight"
+        tags = drug.tag.fillna("")
+        earlier = (drug.system == system) & (tags != tag)
+        names = tags[earlier].map(lambda t: DRUG_LIKE_EARLIER.get(t, "fixed-weight"))
+        drug.loc[earlier, "system"] = system + "-" + names
     for (system, task), rows in drug.groupby(["system", "task"]):
         for metric in ("mae", "rmse", "r2", "spearman", "cover90", "width90"):
             if metric in rows and rows[metric].notna().any():
