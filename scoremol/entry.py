@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import sys
 
 from scoremol.process import exit_interrupted, flush_streams
@@ -41,12 +42,21 @@ def fast_exit(code: object) -> None:
     os._exit(status)
 
 
+def _interrupted_while_importing(signum: int, frame: object) -> None:
+    """Exit at once: nothing is written yet, and a KeyboardInterrupt raised here could
+    unwind through a C++ extension's import (pybind11 then aborts the process, status -6)."""
+    exit_interrupted("scoremol: interrupted", 130)
+
+
 def run() -> None:
     """Import the command line, then run it; an interrupt during the import exits cleanly."""
+    previous = signal.signal(signal.SIGINT, _interrupted_while_importing)
     try:
         from scoremol.cli import main
     except KeyboardInterrupt:
         exit_interrupted("scoremol: interrupted", 130)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     code: object = 0
     try:
         main()

@@ -70,3 +70,27 @@ def test_the_in_process_runner_gives_what_the_entry_point_gives(tmp_path):
     assert rc == rc_process == 1
     assert "Traceback" in err and "Traceback" in err_process
     assert err.strip().splitlines()[-1] == err_process.strip().splitlines()[-1]
+
+
+def test_ctrl_c_while_importing_the_command_line_exits_without_raising_through_native_code(monkeypatch):
+    """While the command line imports (torch's C++ extensions among it), SIGINT must exit at
+    once rather than raise KeyboardInterrupt, which pybind11 turns into an abort; afterwards
+    the usual handler is back for the command itself."""
+    import signal
+    import types
+
+    import scoremol.entry as entry
+
+    seen = {}
+
+    class FakeCli(types.ModuleType):
+        def __getattr__(self, name):
+            seen["handler"] = signal.getsignal(signal.SIGINT)
+            return lambda: None
+
+    monkeypatch.setitem(sys.modules, "scoremol.cli", FakeCli("scoremol.cli"))
+    monkeypatch.setattr(entry, "fast_exit", lambda code: seen.setdefault("code", code))
+    before = signal.getsignal(signal.SIGINT)
+    entry.run()
+    assert seen["handler"] is entry._interrupted_while_importing
+    assert signal.getsignal(signal.SIGINT) is before and seen["code"] == 0
