@@ -1,7 +1,8 @@
 """Drug-like benchmark: water solubility, pH 6.8 buffer solubility and logD 7.4, scaffold tests.
 
-Run: python bench/drug_like_benchmark.py [--systems multitask single catboost chemprop chemprop-mt admet-ai]
+Run: python bench/drug_like_benchmark.py [--systems multitask distilled single catboost chemprop chemprop-mt admet-ai]
      [--seeds 0 1 2] [--option task_balance=0.5 ...] [--biogen-units ugml|molar]
+     [--save-models DIR] [--unlabelled FILE]
      [--chemprop-venv DIR] [--admet-venv DIR] [--out bench/results/drug_like_<date>.csv]
 
 Tasks and their scaffold splits: AqSolDB (``aqsoldb_split.csv``), Biogen solubility at pH 6.8
@@ -16,6 +17,9 @@ through the same path as ``scoremol train aqsoldb biogen lipophilicity``), ``sin
 each task), ``chemprop`` / ``chemprop-mt`` (chemprop 2.3.1 defaults on each task alone / on
 the merged three-column table), ``admet-ai`` (ADMET-AI 2.0.1 zero-shot, Biogen test only:
 its ``Solubility_AqSolDB`` and ``Lipophilicity_AstraZeneca`` outputs as rankings).
+``distilled`` is the fast preset taught by that seed's multi-task model (saved by an earlier
+``multitask`` run with ``--save-models DIR``) on the training rows and the ``--unlabelled``
+molecules (``scripts/make_distillation_set.py``), as ``scoremol train ... --teacher``.
 ``--option`` passes TrainingSpec options to the scoremol systems (``preset=fast`` for probes).
 Rows are appended to the CSV, one per system, seed and task.
 """
@@ -140,9 +144,10 @@ def parse_options(items: list[str]) -> dict:
     return options
 
 
-def train_multitask(spec: TrainingSpec, train: dict):
+def train_multitask(spec: TrainingSpec, train: dict, unlabelled: Path | None = None):
     """One multi-task model on every task's training rows, as ``scoremol train A B C``
-    builds it: the model, its featurized job and the seconds it took."""
+    builds it (``--unlabelled`` too): the model, its featurized job and the seconds it took
+    (a student's include its teacher's labelling, not its teacher's training)."""
     from scoremol.training.setup import fit_spec, prepare_training
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -152,13 +157,26 @@ def train_multitask(spec: TrainingSpec, train: dict):
             frame.rename(columns={"y": label}).to_csv(path, index=False)
             paths.append(str(path))
         start = time.perf_counter()
-        job = prepare_training(paths, spec, list(train))
+        job = prepare_training(paths, spec, list(train), unlabelled=None if unlabelled is None else str(unlabelled))
         model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors, units=job.units)
         return model, job, time.perf_counter() - start
 
 
-def run_multitask(spec: TrainingSpec, train: dict, test: dict, biogen_units: str) -> list[dict]:
-    model, job, seconds = train_multitask(spec, train)
+def run_multitask(
+    spec: TrainingSpec,
+    train: dict,
+    test: dict,
+    biogen_units: str,
+    unlabelled: Path | None = None,
+    save: Path | None = None,
+) -> list[dict]:
+    """Train, score every test, and save the model to ``save`` when given; a spec with a
+    teacher distills it (``unlabelled``: molecules for the teacher to label)."""
+    model, job, seconds = train_multitask(spec, train, unlabelled)
+    if save is not None:
+        from scoremol.models.checkpoint import save_model
+
+        save_model(model, save)
     regressor = ScoreRegressor(**{k: v for k, v in spec.to_dict().items()})
     regressor.model_ = model
     rows = []
@@ -251,6 +269,8 @@ def main() -> None:
     parser.add_argument("--admet-venv", type=Path, default=Path(tempfile.gettempdir()) / "admetai-venv")
     parser.add_argument("--tag", default="", help="a label for the rows (a data-care variant, a probe)")
     parser.add_argument("--tasks", nargs="*", help="single-task systems: only these tasks (default: all three)")
+    parser.add_argument("--save-models", type=Path, help="multitask: save each seed's model here (teachers)")
+    parser.add_argument("--unlabelled", type=Path, help="distilled: molecules for the teacher to label")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / f"drug_like_{datetime.date.today()}.csv"
     )
@@ -262,8 +282,14 @@ def main() -> None:
     for system in args.systems:
         for seed in args.seeds if system != "admet-ai" else [0]:
             spec = TrainingSpec.from_options(**{**options, "seed": seed})
+            save = None if args.save_models is None else args.save_models / f"multitask_seed{seed}.pt"
             if system == "multitask":
-                rows = run_multitask(spec, train, test, args.biogen_units)
+                rows = run_multitask(spec, train, test, args.biogen_units, save=save)
+            elif system == "distilled":
+                if save is None or not save.is_file() or args.unlabelled is None:
+                    raise SystemExit("distilled needs --save-models DIR holding multitask_seed<S>.pt and --unlabelled")
+                student = TrainingSpec.from_options(**{"preset": "fast", **options, "teacher": str(save), "seed": seed})
+                rows = run_multitask(student, train, test, args.biogen_units, args.unlabelled)
             elif system == "single":
                 rows = run_single(spec, train, test, args.tasks)
             elif system == "catboost":

@@ -166,6 +166,14 @@ class TrainingSpec:
         "applicability domain; --no-calibrate trains every member on everything and predicts without intervals.",
         TRAINING,
     )
+    teacher: str | None = option(
+        None,
+        "Distill: a model file or bundled model (e.g. multitask) labels what the training data lack (each "
+        "molecule's unmeasured targets, every --unlabelled molecule); measured labels stay, and intervals are "
+        "calibrated on them only.",
+        TRAINING,
+        metavar="MODEL",
+    )
     seed: int = option(0, "Seed of every random choice.", TRAINING)
     device: Device = option("cpu", "cpu, cuda or auto.", RUN)
 

@@ -9,7 +9,7 @@ import typer
 
 from scoremol.cli.app import app, console, info, state
 from scoremol.cli.options import dataclass_options
-from scoremol.spec import OUTPUT, TrainingSpec
+from scoremol.spec import INPUT, OUTPUT, TrainingSpec
 from scoremol.training.requests import DataColumns
 
 
@@ -28,6 +28,14 @@ def train(
     output: Annotated[Path, typer.Option("--output", "-o", help="Model file to write.", rich_help_panel=OUTPUT)] = Path(
         "model.pt"
     ),
+    unlabelled: Annotated[
+        str | None,
+        typer.Option(
+            help="Molecules without labels (a SMILES file or data set name) for the --teacher to label.",
+            rich_help_panel=INPUT,
+            metavar="FILE",
+        ),
+    ] = None,
     *,
     spec: TrainingSpec,
     columns: DataColumns,
@@ -37,7 +45,7 @@ def train(
     from scoremol.report.console import TrainingProgress, training_summary
     from scoremol.training.setup import fit_spec, prepare_training
 
-    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt)
+    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, unlabelled)
     spec, data = job.spec, job.data
     if data.num_failed:
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")

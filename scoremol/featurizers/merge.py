@@ -26,7 +26,8 @@ MERGED_SMILES = "smiles"
 
 @dataclass
 class MergeSource:
-    """One input of a merge: its rows (as read) and the target columns it brings."""
+    """One input of a merge: its rows (as read) and the target columns it brings (none: every
+    row joins without labels, for a teacher to label)."""
 
     name: str
     chunk: MoleculeChunk
@@ -68,7 +69,7 @@ def merge_sources(sources: Sequence[MergeSource], standardize: bool = True) -> t
         values = {
             t: pd.to_numeric(source.chunk.frame[t].str.strip(), errors="coerce").to_numpy() for t in source.targets
         }
-        labelled = np.zeros(len(source.chunk), bool)
+        labelled = np.zeros(len(source.chunk), bool) if source.targets else np.ones(len(source.chunk), bool)
         for v in values.values():
             labelled |= np.isfinite(v)
         report.rows_read[source.name] = int(labelled.sum())

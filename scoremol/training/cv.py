@@ -347,6 +347,8 @@ def cross_validate(
     targets train multi-task models and score every target on each fold (headline: the first)."""
     spec = spec.resolved()
     targets = [target] if isinstance(target, str) else list(target)
+    if spec.teacher is not None:
+        raise ScoremolError("cv cannot distill: the teacher has seen the test folds; score a student on a held-out set")
     if repeats < 1:
         raise ScoremolError("repeats must be at least 1")
     if folds_file is not None and repeats > 1:

@@ -142,7 +142,8 @@ def calibrate_members(
     calibration, domain, held_out, weights = calibrate(
         full, rows, y, folds, [m.outputs for m in members], target_scaler, fit_tree, config.catboost_weight
     )
-    smiles = full.table[full.smiles_col].astype(str).to_numpy()[full.graph_row[rows]]
+    known = rows[np.isfinite(y).any(axis=1)]  # the molecules the domain keeps
+    smiles = full.table[full.smiles_col].astype(str).to_numpy()[full.graph_row[known]]
     domain = replace(domain, smiles=smiles.tolist())
     for m in members:
         m.outputs = None  # not part of the model
@@ -159,6 +160,7 @@ def train_model(
     on_epoch: EpochCallback | None = None,
     gnn_descriptors: tuple[str, ...] | None = None,
     on_phase: Callable[[str], None] | None = None,
+    measured: np.ndarray | None = None,
 ) -> TrainedModel:
     """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all):
     plan the members (:func:`plan_members`), fit them side by side, calibrate on their
@@ -167,6 +169,9 @@ def train_model(
 
     ``gnn_descriptors`` names the descriptors the GNN fuses when the data carry more (a
     blended tree uses all of them); None means every descriptor column of the data.
+    ``measured`` (bool ``[G, T]`` per graph of ``data``, default: every label) marks the
+    labels that were measured: a student's teacher labels (:mod:`scoremol.training.teacher`)
+    train the networks and the tree but never calibrate.
     """
     config.validate()
     if config.catboost_weight > 0 and data.descriptors is None:
@@ -200,8 +205,9 @@ def train_model(
         if on_phase is not None:
             on_phase("Calibration")
         start = time.perf_counter()
+        y_measured = y_all if measured is None else np.where(measured[rows], y_all, np.nan)
         calibration, domain, held_out, weights = calibrate_members(
-            full, target_names, rows, y_all, folds, members, target_scaler, config
+            full, target_names, rows, y_measured, folds, members, target_scaler, config
         )
         calibration_seconds = time.perf_counter() - start
     tree, tree_seconds = None, 0.0
@@ -218,6 +224,15 @@ def train_model(
     metrics = {
         "n_train_molecules": int(len(graphs)),
         "labels": {t: int(np.isfinite(y_all[:, k]).sum()) for k, t in enumerate(target_names)},
+        **(
+            {}
+            if measured is None
+            else {
+                "teacher_labels": {
+                    t: int((np.isfinite(y_all[:, k]) & ~measured[rows, k]).sum()) for k, t in enumerate(target_names)
+                }
+            }
+        ),
         "best_val_rmse_mean": float(np.nanmean(best)) if np.isfinite(best).any() else None,
         "best_val_rmse": [None if math.isnan(b) else b for b in best],
         "best_epochs": [m.best_epoch for m in members],

@@ -56,7 +56,9 @@ def calibrate(
     """Calibration per target and the domain, from each member's outputs on every training
     molecule (``outputs[k]``: scaled predictions ``[n, T]`` and embeddings ``[n, d]``).
 
-    ``rows``: the training graphs of ``data`` (``y`` ``[n, T]`` holds their targets).
+    ``rows``: the training graphs of ``data`` (``y`` ``[n, T]`` holds their targets; a
+    molecule with none, such as one a student learned from its teacher only, trains but
+    neither calibrates nor joins the domain).
     ``fit_tree(train_positions)`` returns the blended trees fitted on those molecules, for
     blended models. Returns the calibrations, the domain, the number of held-out molecules
     and, for a blended model, each target's blend weight (``default_weight`` where no
@@ -72,7 +74,9 @@ def calibrate(
         if blended:
             tree_oof[held] = fit_tree(np.flatnonzero(folds != k)).predict(data.descriptors[rows[held]])
     per_task = y.shape[1] > 1
-    subsets = [None] + ([np.isfinite(y[:, t]) for t in range(y.shape[1])] if per_task else [])
+    known = np.isfinite(y).any(axis=1)  # all but a student's teacher-labelled molecules
+    subsets = [None if known.all() else known]
+    subsets += [np.isfinite(y[:, t]) for t in range(y.shape[1])] if per_task else []
     (distance, first_typical), *task_distances = held_out_distances(folds, [e for _, e in outputs], subsets)
     weights = None
     if blended:
@@ -94,8 +98,18 @@ def calibrate(
         Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], task_similarity[t], atoms))
         for t in range(y.shape[1])
     ]
-    domain = Domain.fit(outputs[0][1], neighbours, typical, similarity, data.x, data.atom_ptr, rows, y, task_settings)
-    return calibrations, domain, int(np.isfinite(oof).any(axis=1).sum()), weights
+    domain = Domain.fit(
+        outputs[0][1][known],
+        neighbours,
+        typical,
+        similarity[known],
+        data.x,
+        data.atom_ptr,
+        rows[known],
+        y[known],
+        task_settings,
+    )
+    return calibrations, domain, int(np.isfinite(residual).any(axis=1).sum()), weights
 
 
 def held_out_distances(

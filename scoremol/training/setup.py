@@ -189,20 +189,24 @@ def prepare_training(
     targets: list[str] | None = None,
     smiles_col: str | None = None,
     fmt: str | None = None,
+    unlabelled: str | None = None,
 ) -> TrainingJob:
     """Resolve ``spec``, check its device, featurize the input and pick the targets (the data
     set's own when none are named): everything ``train`` and ``cv`` do before fitting.
 
     Several inputs train one multi-task model on their merged molecules
-    (:func:`merge_training_inputs`); one input is read as it is.
+    (:func:`merge_training_inputs`); one input is read as it is. ``unlabelled`` molecules
+    (for the spec's teacher to label) join the merge as an input without targets.
     """
     from scoremol.device import resolve_device
 
     resolve_device(spec.device)
     spec = spec.resolved()
     inputs = [input] if isinstance(input, str) else list(input)
-    if len(inputs) > 1:
-        return merge_training_inputs(inputs, spec, targets, smiles_col, fmt)
+    if unlabelled is not None and spec.teacher is None:
+        raise ScoremolError("--unlabelled molecules need a --teacher to label them")
+    if len(inputs) > 1 or unlabelled is not None:
+        return merge_training_inputs(inputs, spec, targets, smiles_col, fmt, unlabelled)
     data, entry, plan = load_training_data(inputs[0], spec, smiles_col, fmt)
     targets = list(targets) if targets else default_targets(entry, data)
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
@@ -219,10 +223,13 @@ def merge_training_inputs(
     targets: list[str] | None = None,
     smiles_col: str | None = None,
     fmt: str | None = None,
+    unlabelled: str | None = None,
 ) -> TrainingJob:
     """One multi-task job from several inputs: each brings the named ``targets`` it has (or,
     when none are named, its data set's own), molecules are matched across inputs
-    (:mod:`scoremol.featurizers.merge`) and the merged table is featurized once (cached)."""
+    (:mod:`scoremol.featurizers.merge`) and the merged table is featurized once (cached).
+    ``unlabelled`` adds its molecules (SMILES column found by name, format by extension)
+    with no labels; one already among the labelled molecules adds nothing."""
     import hashlib
     import json
 
@@ -256,6 +263,12 @@ def merge_training_inputs(
         excluded += exclude_unusable_targets(chunk.frame, own, name)
         sources.append(MergeSource(name, chunk, own))
         hashes.append((sha256_file(path), own))
+    if unlabelled is not None:
+        path, _ = resolve_input(unlabelled)
+        if path == "-" or is_features_file(path):
+            raise ScoremolError(f"--unlabelled {unlabelled}: give a molecule file or data set name")
+        sources.append(MergeSource(unlabelled, read_input(path), []))
+        hashes.append((sha256_file(path), []))
     missing = [t for t in targets or [] if t not in all_targets]
     if missing:
         raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
@@ -328,6 +341,13 @@ def fit_spec(
     """Train what ``spec`` describes on graphs ``rows`` of ``data``: networks (optionally
     blended with CatBoost) or, for ``arch="catboost"``, the tree alone."""
     spec = spec.resolved()
+    measured = None
+    if spec.teacher is not None:
+        from scoremol.training.teacher import load_teacher, with_teacher_labels
+
+        if on_phase is not None:
+            on_phase("Teacher labels")
+        data, measured = with_teacher_labels(data, targets, load_teacher(spec.teacher))
     if spec.is_catboost:
         return fit_catboost_model(data, targets, spec, rows, units, on_phase)
     from scoremol.training.fit import train_model
@@ -343,6 +363,7 @@ def fit_spec(
         on_epoch=on_epoch,
         gnn_descriptors=network_descriptors,
         on_phase=on_phase,
+        measured=measured,
     )
     model.train_config["spec"] = spec.to_dict()  # what to rebuild it from (ScoreRegressor.load)
     return model

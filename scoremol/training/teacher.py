@@ -1,0 +1,71 @@
+"""Distillation: a trained model (the teacher) labels what the training data lack.
+
+A small, fast network learns a large model best from many examples labelled by that
+model. With a teacher, every training molecule gets the teacher's prediction for each
+target it has no measurement of (molecules with no measurement at all, such as an
+``--unlabelled`` file, get all of them), while measured labels stay as measured. The
+student is calibrated and its domain fitted on measured labels only (see
+:func:`scoremol.training.fit.train_model`'s ``measured``), so its intervals speak for
+measurements, not for agreement with the teacher.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from scoremol.data.read import smiles_chunk
+from scoremol.errors import ScoremolError
+from scoremol.featurizers.dataset import FeaturizedDataset
+from scoremol.models.trained import TrainedModel
+
+
+def load_teacher(name: str) -> TrainedModel:
+    """The teacher: a model file, or the name of a bundled model when no such file exists."""
+    from scoremol.models.checkpoint import load_model
+    from scoremol.pretrained import resolve_model
+
+    path, _ = resolve_model(Path(name))
+    if not path.is_file():
+        raise ScoremolError(f"teacher {name}: no such model file or bundled model")
+    return load_model(path)
+
+
+def teacher_predictions(
+    data: FeaturizedDataset, targets: list[str], teacher: TrainedModel, workers: int | None = None
+) -> np.ndarray:
+    """The teacher's prediction ``[G, T]`` of each ``targets`` column (matched by name) for
+    every graph of ``data``; NaN where the teacher cannot read the molecule. The teacher
+    parses the SMILES with its own settings (descriptors, standardization)."""
+    from scoremol.featurizers.parallel import featurize_all
+
+    lacking = [t for t in targets if t not in teacher.target_names]
+    if lacking:
+        raise ScoremolError(f"the teacher predicts {', '.join(teacher.target_names)}; it has no {', '.join(lacking)}")
+    smiles = data.table[data.smiles_col].astype(str).to_numpy()[data.graph_row].tolist()
+    features = featurize_all(smiles_chunk(smiles), teacher.featurizer, workers)
+    result = teacher.predict(features, domain=False)
+    out = np.full((data.num_graphs, len(targets)), np.nan)
+    columns = [teacher.target_names.index(t) for t in targets]
+    out[result.graph_row] = result.mean[:, columns]
+    return out
+
+
+def with_teacher_labels(
+    data: FeaturizedDataset, targets: list[str], teacher: TrainedModel, workers: int | None = None
+) -> tuple[FeaturizedDataset, np.ndarray]:
+    """``data`` with every missing label of ``targets`` filled by the teacher, and which
+    labels were measured (bool ``[G, T]``, per graph)."""
+    measured = np.stack([np.isfinite(data.column_values(t)) for t in targets], axis=1)
+    if measured.all():
+        return data, measured
+    labels = teacher_predictions(data, targets, teacher, workers)
+    table = data.table.copy()
+    for t, name in enumerate(targets):
+        column = table[name].to_numpy(dtype=object, copy=True)
+        fill = ~measured[:, t] & np.isfinite(labels[:, t])
+        column[data.graph_row[fill]] = [repr(float(v)) for v in labels[fill, t]]
+        table[name] = column
+    return dataclasses.replace(data, table=table), measured
