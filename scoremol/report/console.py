@@ -109,9 +109,12 @@ def training_summary(model, spec: TrainingSpec, targets: list[str], output: Path
             f"left out ({item.target})",
             f"{len(item.rows)} unusable value(s): rows {', '.join(map(str, item.rows[:5]))}",
         )
-    if len(targets) > 1:
+    taught = m.get("teacher_labels") or {}
+    if len(targets) > 1 or taught:
         for name, count in (m.get("labels") or {}).items():
-            table.add_row(f"  labelled {name}", str(count))
+            by_teacher = taught.get(name, 0)
+            label = f"{count - by_teacher} measured + {by_teacher} by the teacher" if taught else str(count)
+            table.add_row(f"  labelled {name}", label)
     if model.members:
         bv = m["best_val_rmse_mean"]
         table.add_row("best val RMSE", "n/a (no validation split)" if bv is None else f"{bv:.4f}")

@@ -92,6 +92,7 @@ def test_cli_distills_a_student_and_cv_refuses_a_teacher(esol, teacher_path, tmp
         "--teacher", teacher_path, "--unlabelled", str(tmp_path / "extra.smi"), "-o", str(out),
     )  # fmt: skip
     assert code == 0, err
+    assert "measured + 100 by the teacher" in err
     student = load_model(out)
     assert student.metrics["teacher_labels"] == {"logS": 100, "mw": 100}
     assert student.train_config["spec"]["teacher"] == teacher_path
