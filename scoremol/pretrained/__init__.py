@@ -119,7 +119,9 @@ MODELS: dict[str, BundledModel] = {
             "AqSolDB, Biogen pH 6.8, logD 7.4: 16,051, + 10,000 BRICS molecules labelled by the default",
             figures(
                 "AqSolDB MAE {drug.distilled.logS.mae}; Biogen MAE {drug.distilled.logSol_pH6.8.mae}, "
-                "Spearman {drug.distilled.logSol_pH6.8.spearman}; logD MAE {drug.distilled.logD.mae}"
+                "Spearman {drug.distilled.logSol_pH6.8.spearman}; logD MAE {drug.distilled.logD.mae}; 90 % "
+                "intervals cover {drug.distilled.logS.cover90} / {drug.distilled.logSol_pH6.8.cover90} / "
+                "{drug.distilled.logD.cover90}"
             ),
             figures("{speed.fast.mol_s} molecules/s"),
         ),

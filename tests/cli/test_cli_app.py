@@ -56,7 +56,10 @@ def test_every_command_has_help(command):
 def test_quiet_silences_messages_but_not_data():
     out, err, code = run_cli("-q", "predict", "CCO", "--model", "fast")
     assert code == 0 and err == ""
-    assert out.splitlines()[0] == "smiles,name,logS_pred,logS_lo,logS_hi,similarity,domain,status,reason"
+    tasks = ("logS", "logSol_pH6.8", "logD")
+    bounds = ",".join(f"{t}_lo,{t}_hi" for t in tasks)
+    expected = f"smiles,name,{','.join(t + '_pred' for t in tasks)},{bounds},similarity,domain,status,reason"
+    assert out.splitlines()[0] == expected
     out, err, code = run_cli("predict", "CCO", "--model", "fast")  # -q does not stick
     assert code == 0 and "predicted 1/1 rows" in err
 
