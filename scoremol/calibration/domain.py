@@ -48,36 +48,61 @@ _COMPOSITION_NAMES = [f"element {e}" for e in _ELEMENT_SLOTS] + [f"formal charge
 Search = tuple[np.ndarray | None, int]
 
 
+def _groups(n: int, searches: Sequence[Search]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The reference rows grouped by which searches read them: the rows in group order
+    ``[n]``, each group's first position ``[G + 1]`` and which searches read it ``[G, S]``."""
+    reads = np.ones((len(searches), n), dtype=bool)
+    for s, (rows, _) in enumerate(searches):
+        if rows is not None:
+            reads[s] = False
+            reads[s, np.asarray(rows, dtype=np.int64)] = True
+    groups, group_of = np.unique(reads.T, axis=0, return_inverse=True)
+    group_of = group_of.reshape(-1)
+    order = np.argsort(group_of, kind="stable")
+    bounds = np.searchsorted(group_of[order], np.arange(len(groups) + 1))
+    return order, bounds, groups
+
+
 def _nearest(queries: torch.Tensor, reference: torch.Tensor, searches: Sequence[Search], block: int):
     """Per block of ``block`` queries: its first row and, for each search, the indices into
     ``reference`` of each query's ``k`` nearest searched rows ``[B, k]`` (nearest first)
-    and their Euclidean distances. Every search reads the same product, so searching each
-    task's molecules costs little more than searching them all."""
+    and their Euclidean distances. Every search reads the same product: the reference's
+    rows are grouped by which searches read them (each task's molecules: a few groups),
+    each group's nearest rows are found once, and each search picks its nearest among its
+    groups' (the same rows a search of its own would find), so searching every task's
+    molecules costs little more than searching them all."""
     # centred on the reference's mean: embeddings share a large common offset, which the
     # expanded square below would otherwise lose float32 digits to
     center = reference.float().mean(dim=0, keepdim=True)
     ref = reference.float() - center
-    ref_t = ref.T.contiguous()
-    ref_sq = (ref * ref).sum(dim=1)
-    # a search of some rows reads the product with +inf elsewhere: 2-3x faster than
-    # gathering those columns, and the indices stay the reference's
-    masks = []
-    for r, _ in searches:
-        mask = None
-        if r is not None:
-            mask = torch.full((len(reference),), float("inf"))
-            mask[torch.as_tensor(np.asarray(r, dtype=np.int64))] = 0.0
-        masks.append(mask)
+    order, bounds, groups = _groups(len(reference), searches)
+    grouped = ref[torch.as_tensor(order)]
+    ref_t = grouped.T.contiguous()
+    ref_sq = (grouped * grouped).sum(dim=1)
+    original = torch.as_tensor(order)
+    wanted = [max((k for s, (_, k) in enumerate(searches) if groups[g, s]), default=0) for g in range(len(groups))]
     for start in range(0, len(queries), block):
         q = queries[start : start + block].float() - center
         # the neighbours are found on |r|^2 - 2 q.r (one fused product, [B, N]); their
         # distances are then taken from the differences themselves, which the expanded
         # square would lose to float32 cancellation (and so depend on the batching)
         partial = torch.addmm(ref_sq, q, ref_t, alpha=-2.0)
+        best = {}
+        for g, k in enumerate(wanted):
+            lo, hi = int(bounds[g]), int(bounds[g + 1])
+            k = min(k, hi - lo)
+            if k == 0:
+                continue
+            part = partial[:, lo:hi]
+            values, at = part.topk(k, dim=1, largest=False, sorted=True) if k > 1 else part.min(dim=1, keepdim=True)
+            best[g] = (values, at + lo)
         found = []
-        for mask, (_, k) in zip(masks, searches, strict=True):
-            part = partial if mask is None else partial + mask
-            nearest = part.topk(k, dim=1, largest=False, sorted=True).indices if k > 1 else part.argmin(1, True)
+        for s, (_, k) in enumerate(searches):
+            read = [best[g] for g in range(len(groups)) if groups[g, s] and g in best]
+            values = torch.cat([v for v, _ in read], dim=1)
+            at = torch.cat([a for _, a in read], dim=1)
+            pick = values.topk(k, dim=1, largest=False, sorted=True).indices if k > 1 else values.argmin(1, True)
+            nearest = original[at.gather(1, pick)]
             found.append((nearest, (q[:, None, :] - ref[nearest]).double().norm(dim=2)))
         yield start, found
 
