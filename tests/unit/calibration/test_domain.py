@@ -92,6 +92,23 @@ def test_subset_searches_share_one_product_and_match_searching_the_subset_alone(
     assert not np.allclose(whole, subset)  # the subset search did not read the other rows
 
 
+def test_overlapping_task_searches_match_brute_force_with_groups_smaller_than_k():
+    """Rows are grouped by which searches read them (here seven groups, some of one to
+    three rows, fewer than k): each search still finds its own k nearest."""
+    from scoremol.calibration.domain import neighbour_distances
+
+    generator = torch.Generator().manual_seed(3)
+    queries, reference = torch.randn(90, 8, generator=generator), torch.randn(400, 8, generator=generator)
+    tasks = [np.arange(0, 250), np.arange(200, 400), np.array([5, 240, 399]), np.array([7])]
+    searches = [(None, 10), (tasks[0], 10), (tasks[1], 10), (tasks[2], 3), (tasks[3], 1)]
+    found = neighbour_distances(queries, reference, searches, block=16)
+    distances = torch.cdist(queries.double(), reference.double())
+    for (rows, k), got in zip(searches, found, strict=True):
+        part = distances if rows is None else distances[:, rows]
+        expected = part.topk(k, dim=1, largest=False).values.mean(dim=1).numpy()
+        assert np.allclose(got, expected, atol=1e-4)
+
+
 def _two_task_domain():
     train = featurized(["CCO", "c1ccccc1O", "CCN", "CCCl"])
     ids = np.arange(train.num_graphs)
