@@ -76,10 +76,10 @@ def _nearest(queries: torch.Tensor, reference: torch.Tensor, searches: Sequence[
     center = reference.float().mean(dim=0, keepdim=True)
     ref = reference.float() - center
     order, bounds, groups = _groups(len(reference), searches)
-    grouped = ref[torch.as_tensor(order)]
+    original = torch.as_tensor(order)
+    grouped = ref[original]
     ref_t = grouped.T.contiguous()
     ref_sq = (grouped * grouped).sum(dim=1)
-    original = torch.as_tensor(order)
     wanted = [max((k for s, (_, k) in enumerate(searches) if groups[g, s]), default=0) for g in range(len(groups))]
     for start in range(0, len(queries), block):
         q = queries[start : start + block].float() - center

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
-from dataclasses import replace
 
 import numpy as np
 import torch
@@ -142,9 +141,6 @@ def calibrate_members(
     calibration, domain, held_out, weights = calibrate(
         full, rows, y, folds, [m.outputs for m in members], target_scaler, fit_tree, config.catboost_weight
     )
-    known = rows[np.isfinite(y).any(axis=1)]  # the molecules the domain keeps
-    smiles = full.table[full.smiles_col].astype(str).to_numpy()[full.graph_row[known]]
-    domain = replace(domain, smiles=smiles.tolist())
     for m in members:
         m.outputs = None  # not part of the model
     return calibration, domain, held_out, weights
@@ -224,15 +220,6 @@ def train_model(
     metrics = {
         "n_train_molecules": int(len(graphs)),
         "labels": {t: int(np.isfinite(y_all[:, k]).sum()) for k, t in enumerate(target_names)},
-        **(
-            {}
-            if measured is None
-            else {
-                "teacher_labels": {
-                    t: int((np.isfinite(y_all[:, k]) & ~measured[rows, k]).sum()) for k, t in enumerate(target_names)
-                }
-            }
-        ),
         "best_val_rmse_mean": float(np.nanmean(best)) if np.isfinite(best).any() else None,
         "best_val_rmse": [None if math.isnan(b) else b for b in best],
         "best_epochs": [m.best_epoch for m in members],
@@ -241,6 +228,9 @@ def train_model(
         "held_out_molecules": held_out,
         "parameters": count_parameters(build_model(model_config)),
     }
+    if measured is not None:
+        taught = np.isfinite(y_all) & ~measured[rows]
+        metrics["teacher_labels"] = {t: int(taught[:, k].sum()) for k, t in enumerate(target_names)}
     return TrainedModel(
         model_config=model_config,
         featurizer=featurizer,
