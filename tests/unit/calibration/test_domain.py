@@ -109,6 +109,42 @@ def test_overlapping_task_searches_match_brute_force_with_groups_smaller_than_k(
         assert np.allclose(got, expected, atol=1e-4)
 
 
+def test_the_chunked_search_finds_each_searchs_nearest_rows_and_their_order():
+    """Chunks of four columns: groups of many chunks take the chunk-minimum path, groups of
+    at most k chunks are sorted whole, padding is never found; the rows, their order and
+    distances are brute force's."""
+    from scoremol.calibration.domain import NeighbourIndex
+
+    generator = torch.Generator().manual_seed(4)
+    queries, reference = torch.randn(70, 6, generator=generator), torch.randn(301, 6, generator=generator)
+    searches = [(None, 5), (np.arange(0, 200), 5), (np.arange(150, 301), 1), (np.array([3, 160, 300]), 2)]
+    index = NeighbourIndex(reference, searches, chunk=4)
+    distances = torch.cdist(queries.double(), reference.double())
+    for start, found in index.search(queries, block=32):
+        for (rows, k), (nearest, distance) in zip(searches, found, strict=True):
+            part = distances[start : start + 32]
+            rows = np.arange(len(reference)) if rows is None else rows
+            expected = part[:, rows].topk(k, dim=1, largest=False)
+            assert torch.equal(nearest, torch.as_tensor(rows)[expected.indices])
+            assert torch.allclose(distance, expected.values, atol=1e-5)
+
+
+def test_a_domain_prepares_its_search_once_and_again_for_a_new_reference():
+    domain, _ = _two_task_domain()
+    query = torch.tensor([[0.0, 0.0], [10.0, 1.0]])
+    first = domain.measure(query)
+    index = next(iter(domain._indexes.values()))[2]
+    assert np.array_equal(domain.measure(query)[1], first[1])
+    assert next(iter(domain._indexes.values()))[2] is index
+    domain.reference = domain.reference + 1.0  # every row moved by (1, 1): nearest rows now sqrt(2) and 1 away
+    similarity, _ = domain.measure(query)
+    assert next(iter(domain._indexes.values()))[2] is not index
+    assert np.allclose(similarity, to_similarity(np.array([np.sqrt(2.0), 1.0]), domain.typical), atol=1e-3)
+    import pickle
+
+    assert pickle.loads(pickle.dumps(domain))._indexes == {}
+
+
 def _two_task_domain():
     train = featurized(["CCO", "c1ccccc1O", "CCN", "CCCl"])
     ids = np.arange(train.num_graphs)
