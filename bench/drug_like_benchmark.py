@@ -269,7 +269,11 @@ def main() -> None:
     parser.add_argument("--admet-venv", type=Path, default=Path(tempfile.gettempdir()) / "admetai-venv")
     parser.add_argument("--tag", default="", help="a label for the rows (a data-care variant, a probe)")
     parser.add_argument("--tasks", nargs="*", help="single-task systems: only these tasks (default: all three)")
-    parser.add_argument("--save-models", type=Path, help="multitask: save each seed's model here (teachers)")
+    parser.add_argument(
+        "--save-models",
+        type=Path,
+        help="multitask: save each seed's model here; distilled: read those, save the students",
+    )
     parser.add_argument("--unlabelled", type=Path, help="distilled: molecules for the teacher to label")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / f"drug_like_{datetime.date.today()}.csv"
@@ -289,7 +293,8 @@ def main() -> None:
                 if save is None or not save.is_file() or args.unlabelled is None:
                     raise SystemExit("distilled needs --save-models DIR holding multitask_seed<S>.pt and --unlabelled")
                 student = TrainingSpec.from_options(**{"preset": "fast", **options, "teacher": str(save), "seed": seed})
-                rows = run_multitask(student, train, test, args.biogen_units, args.unlabelled)
+                kept = args.save_models / f"distilled_seed{seed}{'_' + args.tag if args.tag else ''}.pt"
+                rows = run_multitask(student, train, test, args.biogen_units, args.unlabelled, save=kept)
             elif system == "single":
                 rows = run_single(spec, train, test, args.tasks)
             elif system == "catboost":
