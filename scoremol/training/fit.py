@@ -58,23 +58,16 @@ def build_graphs(
 
 
 def plan_members(
-    graphs: list[Graph],
-    model_config: ModelConfig,
-    config: TrainConfig,
-    target_scaler: TargetScaler,
-    follows: np.ndarray | None = None,
+    graphs: list[Graph], model_config: ModelConfig, config: TrainConfig, target_scaler: TargetScaler
 ) -> tuple[np.ndarray | None, list[MemberJob]]:
     """The calibration folds (None when the members calibrate nothing) and one job per
     member: member ``k`` has seed ``seed + k`` and holds out fold ``k`` (validating on it
-    when it early-stops), else a seeded validation split, else nothing. ``follows``
-    ``[len(graphs)]``: the graph whose fold each graph joins (default: its own)."""
+    when it early-stops), else a seeded validation split, else nothing."""
     folds = None
     if config.calibrate:
         from scoremol.training.holdout import holdout_folds
 
         folds = holdout_folds(len(graphs), config.ensemble, config.val_fraction, config.seed)
-        if folds is not None and follows is not None:
-            folds = folds[follows]
     jobs = []
     n_val = int(round(config.val_fraction * len(graphs)))
     for k in range(config.ensemble):
@@ -164,7 +157,6 @@ def train_model(
     gnn_descriptors: tuple[str, ...] | None = None,
     on_phase: Callable[[str], None] | None = None,
     measured: np.ndarray | None = None,
-    follows: np.ndarray | None = None,
 ) -> TrainedModel:
     """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all):
     plan the members (:func:`plan_members`), fit them side by side, calibrate on their
@@ -175,10 +167,7 @@ def train_model(
     blended tree uses all of them); None means every descriptor column of the data.
     ``measured`` (bool ``[G, T]`` per graph of ``data``, default: every label) marks the
     labels that were measured: a student's teacher labels (:mod:`scoremol.training.teacher`)
-    train the networks and the tree but never calibrate. ``follows`` (``[G]`` per graph
-    of ``data``): the graph whose held-out fold each graph joins, so that a student's
-    unlabelled molecules are held out with the measured molecule their teacher labels
-    came nearest to (default: its own; see :mod:`scoremol.training.teacher`).
+    train the networks and the tree but never calibrate.
     """
     config.validate()
     if config.catboost_weight > 0 and data.descriptors is None:
@@ -201,13 +190,7 @@ def train_model(
             raise ScoremolError("use_descriptors=True needs featurized descriptors")
         descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
-    joins = None
-    if follows is not None:  # graph indices -> positions among the training graphs (own fold if not one)
-        position = np.full(data.num_graphs, -1)
-        position[rows] = np.arange(len(rows))
-        joins = position[np.asarray(follows)[rows]]
-        joins = np.where(joins >= 0, joins, np.arange(len(rows)))
-    folds, jobs = plan_members(graphs, model_config, config, target_scaler, joins)
+    folds, jobs = plan_members(graphs, model_config, config, target_scaler)
     plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)

@@ -341,13 +341,13 @@ def fit_spec(
     """Train what ``spec`` describes on graphs ``rows`` of ``data``: networks (optionally
     blended with CatBoost) or, for ``arch="catboost"``, the tree alone."""
     spec = spec.resolved()
-    measured = follows = None
+    measured = None
     if spec.teacher is not None:
         from scoremol.training.teacher import load_teacher, with_teacher_labels
 
         if on_phase is not None:
             on_phase("Teacher labels")
-        data, measured, follows = with_teacher_labels(data, targets, load_teacher(spec.teacher))
+        data, measured = with_teacher_labels(data, targets, load_teacher(spec.teacher))
     if spec.is_catboost:
         return fit_catboost_model(data, targets, spec, rows, units, on_phase)
     from scoremol.training.fit import train_model
@@ -364,7 +364,6 @@ def fit_spec(
         gnn_descriptors=network_descriptors,
         on_phase=on_phase,
         measured=measured,
-        follows=follows,
     )
     model.train_config["spec"] = spec.to_dict()  # what to rebuild it from (ScoreRegressor.load)
     return model

@@ -7,13 +7,6 @@ target it has no measurement of (molecules with no measurement at all, such as a
 student is calibrated and its domain fitted on measured labels only (see
 :func:`scoremol.training.fit.train_model`'s ``measured``), so its intervals speak for
 measurements, not for agreement with the teacher.
-
-The teacher learned every measured molecule, so its labels of an unlabelled molecule
-carry what it learned from the measured molecules like it (a BRICS recombination of a
-molecule is labelled from that molecule). A student member calibrated on a held-out
-molecule must not learn those labels: each molecule without a measurement is held out
-together with its nearest measured molecule in the teacher's embedding space
-(``follows``).
 """
 
 from __future__ import annotations
@@ -41,16 +34,11 @@ def load_teacher(name: str) -> TrainedModel:
 
 
 def teacher_predictions(
-    data: FeaturizedDataset,
-    targets: list[str],
-    teacher: TrainedModel,
-    workers: int | None = None,
-    embed: bool = False,
-) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    data: FeaturizedDataset, targets: list[str], teacher: TrainedModel, workers: int | None = None
+) -> np.ndarray:
     """The teacher's prediction ``[G, T]`` of each ``targets`` column (matched by name) for
     every graph of ``data``; NaN where the teacher cannot read the molecule. The teacher
-    parses the SMILES with its own settings (descriptors, standardization). ``embed``: also
-    the teacher's embedding of each graph ``[G, d]`` (NaN rows where it has none)."""
+    parses the SMILES with its own settings (descriptors, standardization)."""
     from scoremol.featurizers.parallel import featurize_all
 
     lacking = [t for t in targets if t not in teacher.target_names]
@@ -58,49 +46,26 @@ def teacher_predictions(
         raise ScoremolError(f"the teacher predicts {', '.join(teacher.target_names)}; it has no {', '.join(lacking)}")
     smiles = data.table[data.smiles_col].astype(str).to_numpy()[data.graph_row].tolist()
     features = featurize_all(smiles_chunk(smiles), teacher.featurizer, workers)
-    result = teacher.predict(features, domain=False, embed=embed)
+    result = teacher.predict(features, domain=False)
     out = np.full((data.num_graphs, len(targets)), np.nan)
     columns = [teacher.target_names.index(t) for t in targets]
     out[result.graph_row] = result.mean[:, columns]
-    if not embed:
-        return out
-    embedding = np.full((data.num_graphs, result.embedding.shape[1]), np.nan, dtype=np.float32)
-    embedding[result.graph_row] = result.embedding.numpy()
-    return out, embedding
-
-
-def nearest_measured(measured: np.ndarray, embedding: np.ndarray) -> np.ndarray:
-    """For each graph, the graph whose held-out fold it joins ``[G]``: itself when it has
-    a measured label (or no embedding), else its nearest measured graph in ``embedding``
-    ``[G, d]``."""
-    import torch
-
-    from scoremol.calibration.domain import nearest_rows
-
-    follows = np.arange(len(measured))
-    known = np.isfinite(embedding).all(axis=1)
-    anchors = np.flatnonzero(measured.any(axis=1) & known)
-    taught = np.flatnonzero(~measured.any(axis=1) & known)
-    if len(anchors) and len(taught):
-        index, _ = nearest_rows(torch.from_numpy(embedding[taught]), torch.from_numpy(embedding[anchors]), 1)
-        follows[taught] = anchors[index[:, 0]]
-    return follows
+    return out
 
 
 def with_teacher_labels(
     data: FeaturizedDataset, targets: list[str], teacher: TrainedModel, workers: int | None = None
-) -> tuple[FeaturizedDataset, np.ndarray, np.ndarray]:
-    """``data`` with every missing label of ``targets`` filled by the teacher, which labels
-    were measured (bool ``[G, T]``, per graph) and the graph whose held-out fold each graph
-    joins ``[G]`` (see :func:`nearest_measured`)."""
+) -> tuple[FeaturizedDataset, np.ndarray]:
+    """``data`` with every missing label of ``targets`` filled by the teacher, and which
+    labels were measured (bool ``[G, T]``, per graph)."""
     measured = np.stack([np.isfinite(data.column_values(t)) for t in targets], axis=1)
     if measured.all():
-        return data, measured, np.arange(len(measured))
-    labels, embedding = teacher_predictions(data, targets, teacher, workers, embed=True)
+        return data, measured
+    labels = teacher_predictions(data, targets, teacher, workers)
     table = data.table.copy()
     for t, name in enumerate(targets):
         column = table[name].to_numpy(dtype=object, copy=True)
         fill = ~measured[:, t] & np.isfinite(labels[:, t])
         column[data.graph_row[fill]] = [repr(float(v)) for v in labels[fill, t]]
         table[name] = column
-    return dataclasses.replace(data, table=table), measured, nearest_measured(measured, embedding)
+    return dataclasses.replace(data, table=table), measured

@@ -46,7 +46,7 @@ def test_teacher_fills_only_missing_labels(esol, teacher_path, tmp_path):
     part.loc[part.index[150:], ["logS", "mw"]] = np.nan  # 50 rows lack both
     part.to_csv(tmp_path / "part.csv", index=False)
     job = prepare_training(str(tmp_path / "part.csv"), TrainingSpec(**TINY), ["logS", "mw"])
-    filled, measured, follows = with_teacher_labels(job.data, ["logS", "mw"], teacher)
+    filled, measured = with_teacher_labels(job.data, ["logS", "mw"], teacher)
     assert measured.shape == (200, 2)
     assert measured[:, 0].sum() == 150 and measured[:, 1].sum() == 50
     before = np.stack([job.data.column_values(t) for t in ("logS", "mw")], axis=1)
@@ -55,14 +55,6 @@ def test_teacher_fills_only_missing_labels(esol, teacher_path, tmp_path):
     assert np.array_equal(after[measured], before[measured])  # measured labels stay
     expected = teacher_predictions(job.data, ["logS", "mw"], teacher)
     assert np.allclose(after[~measured], expected[~measured])
-    # a molecule with a measurement keeps its own held-out fold; one without joins the
-    # fold of its nearest measured molecule in the teacher's embedding space
-    labels, embedding = teacher_predictions(job.data, ["logS", "mw"], teacher, embed=True)
-    some = measured.any(axis=1)
-    assert np.array_equal(follows[some], np.flatnonzero(some))
-    for g in np.flatnonzero(~some):
-        distance = np.linalg.norm(embedding[some] - embedding[g], axis=1)
-        assert follows[g] == np.flatnonzero(some)[np.argmin(distance)]
 
 
 def test_teacher_must_predict_every_target(esol, teacher_path, tmp_path):
@@ -116,21 +108,3 @@ def test_score_regressor_distills_rows_without_labels(esol, teacher_path):
     student = ScoreRegressor(**TINY, teacher=teacher_path).fit(esol.smiles[300:500], y, target="logS")
     assert student.model_.metrics["teacher_labels"] == {"logS": 50}
     assert np.isfinite(student.predict(["CCO"])).all()
-
-
-def test_unlabelled_molecules_are_held_out_with_the_measured_molecule_they_follow():
-    from scoremol.nn import ModelConfig
-    from scoremol.training.config import TrainConfig
-    from scoremol.training.fit import plan_members
-
-    config = TrainConfig(ensemble=2, val_fraction=0.0, calibrate=True, catboost_weight=0.0)
-    graphs = [None] * 200  # only their number matters for the plan
-    follows = np.arange(200)
-    follows[100:] = np.arange(100) // 2  # rows 100-199 follow measured rows 0-49
-    plain, _ = plan_members(graphs, ModelConfig(), config, None)
-    folds, jobs = plan_members(graphs, ModelConfig(), config, None, follows)
-    assert np.array_equal(folds[:100], plain[:100])  # measured rows keep their folds
-    assert np.array_equal(folds[100:], folds[follows[100:]])
-    for k, job in enumerate(jobs):  # member k trains on no row of fold k, followers included
-        assert not np.isin(np.flatnonzero(folds == k), job.train_idx).any()
-        assert np.isin(np.flatnonzero(folds != k), job.train_idx).all()
