@@ -34,22 +34,30 @@ def load_teacher(name: str) -> TrainedModel:
 
 
 def teacher_predictions(
-    data: FeaturizedDataset, targets: list[str], teacher: TrainedModel, workers: int | None = None
+    data: FeaturizedDataset,
+    targets: list[str],
+    teacher: TrainedModel,
+    workers: int | None = None,
+    ids: np.ndarray | None = None,
 ) -> np.ndarray:
     """The teacher's prediction ``[G, T]`` of each ``targets`` column (matched by name) for
-    every graph of ``data``; NaN where the teacher cannot read the molecule. The teacher
-    parses the SMILES with its own settings (descriptors, standardization)."""
+    the graphs ``ids`` of ``data`` (default: all; NaN rows for the others); NaN where the
+    teacher cannot read the molecule. The teacher parses the SMILES with its own settings
+    (descriptors, standardization)."""
     from scoremol.featurizers.parallel import featurize_all
 
     lacking = [t for t in targets if t not in teacher.target_names]
     if lacking:
         raise ScoremolError(f"the teacher predicts {', '.join(teacher.target_names)}; it has no {', '.join(lacking)}")
-    smiles = data.table[data.smiles_col].astype(str).to_numpy()[data.graph_row].tolist()
+    ids = np.arange(data.num_graphs) if ids is None else np.asarray(ids, dtype=np.int64)
+    out = np.full((data.num_graphs, len(targets)), np.nan)
+    if len(ids) == 0:
+        return out
+    smiles = data.table[data.smiles_col].astype(str).to_numpy()[data.graph_row[ids]].tolist()
     features = featurize_all(smiles_chunk(smiles), teacher.featurizer, workers)
     result = teacher.predict(features, domain=False)
-    out = np.full((data.num_graphs, len(targets)), np.nan)
     columns = [teacher.target_names.index(t) for t in targets]
-    out[result.graph_row] = result.mean[:, columns]
+    out[ids[result.graph_row]] = result.mean[:, columns]
     return out
 
 
@@ -61,7 +69,7 @@ def with_teacher_labels(
     measured = np.stack([np.isfinite(data.column_values(t)) for t in targets], axis=1)
     if measured.all():
         return data, measured
-    labels = teacher_predictions(data, targets, teacher, workers)
+    labels = teacher_predictions(data, targets, teacher, workers, ids=np.flatnonzero(~measured.all(axis=1)))
     table = data.table.copy()
     for t, name in enumerate(targets):
         column = table[name].to_numpy(dtype=object, copy=True)

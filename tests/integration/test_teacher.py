@@ -55,6 +55,10 @@ def test_teacher_fills_only_missing_labels(esol, teacher_path, tmp_path):
     assert np.array_equal(after[measured], before[measured])  # measured labels stay
     expected = teacher_predictions(job.data, ["logS", "mw"], teacher)
     assert np.allclose(after[~measured], expected[~measured])
+    # the teacher reads only the molecules that lack a label
+    lacking = np.flatnonzero(~measured.all(axis=1))
+    some = teacher_predictions(job.data, ["logS", "mw"], teacher, ids=lacking)
+    assert np.allclose(some[lacking], expected[lacking], rtol=1e-5) and np.isnan(np.delete(some, lacking, axis=0)).all()
 
 
 def test_teacher_must_predict_every_target(esol, teacher_path, tmp_path):
