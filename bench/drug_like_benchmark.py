@@ -2,7 +2,7 @@
 
 Run: python bench/drug_like_benchmark.py [--systems multitask distilled single catboost chemprop chemprop-mt admet-ai]
      [--seeds 0 1 2] [--option task_balance=0.5 ...] [--biogen-units ugml|molar]
-     [--save-models DIR] [--unlabelled FILE]
+     [--save-models DIR] [--unlabelled FILE] [--aux-biogen]
      [--chemprop-venv DIR] [--admet-venv DIR] [--out bench/results/drug_like_<date>.csv]
 
 Tasks and their scaffold splits: AqSolDB (``aqsoldb_split.csv``), Biogen solubility at pH 6.8
@@ -21,6 +21,9 @@ its ``Solubility_AqSolDB`` and ``Lipophilicity_AstraZeneca`` outputs as rankings
 ``multitask`` run with ``--save-models DIR``) on the training rows and the ``--unlabelled``
 molecules (``scripts/make_distillation_set.py``), as ``scoremol train ... --teacher``.
 ``--option`` passes TrainingSpec options to the scoremol systems (``preset=fast`` for probes).
+``--aux-biogen``: the multi-task systems also learn Biogen's other five assays (liver
+microsome clearance, MDR1-MDCK efflux, plasma protein binding) on every Biogen molecule that
+is no test molecule; they are trained on, never scored.
 Rows are appended to the CSV, one per system, seed and task.
 """
 
@@ -100,6 +103,30 @@ def load_tasks(biogen_units: str) -> tuple[dict, dict, dict]:
         counts[label] = {"train_rows": len(frame), "removed_test_molecules": int((~keep).sum())}
         train[label] = frame[keep].reset_index(drop=True)
     return train, test, counts
+
+
+#: Biogen's assays besides solubility: training-only tasks for ``--aux-biogen``
+BIOGEN_AUX = {
+    "HLM": "LOG HLM_CLint (mL/min/kg)",
+    "MDR1_ER": "LOG MDR1-MDCK ER (B-A/A-B)",
+    "PPB_human": "LOG PLASMA PROTEIN BINDING (HUMAN) (% unbound)",
+    "PPB_rat": "LOG PLASMA PROTEIN BINDING (RAT) (% unbound)",
+    "RLM": "LOG RLM_CLint (mL/min/kg)",
+}
+
+
+def biogen_aux_tasks(test: dict) -> dict:
+    """Training frames (``smiles``, ``y``) of Biogen's other assays, without any test
+    molecule of any task."""
+    frame = pd.read_csv(resolve("biogen"))
+    test_keys = {k for t in test.values() for k in map(parent_key, t.smiles) if k}
+    smiles = frame["SMILES"].astype(str).str.strip()
+    keep = np.array([(k := parent_key(s)) is not None and k not in test_keys for s in smiles])
+    out = {}
+    for label, column in BIOGEN_AUX.items():
+        rows = keep & np.isfinite(frame[column].to_numpy(dtype=float))
+        out[label] = pd.DataFrame({"smiles": smiles[rows].to_numpy(), "y": frame.loc[rows, column].to_numpy(float)})
+    return out
 
 
 def score(label: str, pred: np.ndarray, truth: np.ndarray) -> dict:
@@ -275,6 +302,7 @@ def main() -> None:
         help="multitask: save each seed's model here; distilled: read those, save the students",
     )
     parser.add_argument("--unlabelled", type=Path, help="distilled: molecules for the teacher to label")
+    parser.add_argument("--aux-biogen", action="store_true", help="multi-task: also learn Biogen's other assays")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / f"drug_like_{datetime.date.today()}.csv"
     )
@@ -283,18 +311,19 @@ def main() -> None:
     options = parse_options(args.option)
     train, test, counts = load_tasks(args.biogen_units)
     print(f"removed from training (test molecules of any task): {json.dumps(counts)}", flush=True)
+    learn = {**train, **biogen_aux_tasks(test)} if args.aux_biogen else train  # scored tasks first
     for system in args.systems:
         for seed in args.seeds if system != "admet-ai" else [0]:
             spec = TrainingSpec.from_options(**{**options, "seed": seed})
             save = None if args.save_models is None else args.save_models / f"multitask_seed{seed}.pt"
             if system == "multitask":
-                rows = run_multitask(spec, train, test, args.biogen_units, save=save)
+                rows = run_multitask(spec, learn, test, args.biogen_units, save=save)
             elif system == "distilled":
                 if save is None or not save.is_file() or args.unlabelled is None:
                     raise SystemExit("distilled needs --save-models DIR holding multitask_seed<S>.pt and --unlabelled")
                 student = TrainingSpec.from_options(**{"preset": "fast", **options, "teacher": str(save), "seed": seed})
                 kept = args.save_models / f"distilled_seed{seed}{'_' + args.tag if args.tag else ''}.pt"
-                rows = run_multitask(student, train, test, args.biogen_units, args.unlabelled, save=kept)
+                rows = run_multitask(student, learn, test, args.biogen_units, args.unlabelled, save=kept)
             elif system == "single":
                 rows = run_single(spec, train, test, args.tasks)
             elif system == "catboost":
