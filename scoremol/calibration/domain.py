@@ -84,11 +84,14 @@ class NeighbourIndex:
 
     def __init__(self, reference: torch.Tensor, searches: Sequence[Search], chunk: int = CHUNK) -> None:
         self.requested = list(searches)
-        self.n_reference = len(reference)
-        # searches of no rows find nothing; the others find at most what they search
+        # searches of no rows (or none wanted) find nothing (``live``: the others); each finds
+        # at most what it searches
         sizes = [len(reference) if rows is None else len(rows) for rows, _ in searches]
-        self.searches = [(rows, min(int(k), size)) for (rows, k), size in zip(searches, sizes, strict=True) if size > 0]
+        self.live = [i for i, size in enumerate(sizes) if size > 0 and int(searches[i][1]) > 0]
+        self.searches = [(searches[i][0], min(int(searches[i][1]), sizes[i])) for i in self.live]
         self.chunk = chunk
+        if not self.live:
+            return
         # centred on the reference's mean: embeddings share a large common offset, which the
         # expanded square below would otherwise lose float32 digits to
         self.center = reference.float().mean(dim=0, keepdim=True)
@@ -155,18 +158,12 @@ def neighbour_distances(
     searched. ``reference`` may be a :class:`NeighbourIndex` prepared for these searches
     (``searches`` then None). Computed in blocks of ``block x N`` (see
     :meth:`NeighbourIndex.search`)."""
-    index = reference if isinstance(reference, NeighbourIndex) else None
-    searches = index.requested if index is not None else list(searches or [])
-    n_reference = index.n_reference if index is not None else len(reference)
-    sizes = [n_reference if rows is None else len(rows) for rows, _ in searches]
-    out = [np.full(len(queries), np.inf) for _ in searches]
-    live = [i for i, size in enumerate(sizes) if size > 0]
-    if not live or len(queries) == 0:
+    index = reference if isinstance(reference, NeighbourIndex) else NeighbourIndex(reference, list(searches or []))
+    out = [np.full(len(queries), np.inf) for _ in index.requested]
+    if not index.live or len(queries) == 0:
         return out
-    if index is None:
-        index = NeighbourIndex(reference, searches)
     for start, found in index.search(queries, block):
-        for i, (_, distance) in zip(live, found, strict=True):
+        for i, (_, distance) in zip(index.live, found, strict=True):
             out[i][start : start + len(distance)] = distance.mean(dim=1).numpy()
     return out
 
@@ -184,12 +181,10 @@ def nearest_rows(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The ``count`` nearest rows of ``reference`` ``[N, d]`` to each query ``[B, d]``,
     nearest first: their indices and Euclidean distances, ``[B, min(count, N)]`` each
-    (``reference`` may be a :class:`NeighbourIndex` of one search of all rows, ``count``
-    then None)."""
-    index = reference if isinstance(reference, NeighbourIndex) else None
-    if index is None:
-        index = NeighbourIndex(reference, [(None, count)]) if len(reference) and count else None
-    k = index.searches[0][1] if index is not None else 0
+    (``reference`` may be a :class:`NeighbourIndex` of one search of all rows; ``count``
+    is then unused)."""
+    index = reference if isinstance(reference, NeighbourIndex) else NeighbourIndex(reference, [(None, count or 0)])
+    k = index.searches[0][1] if index.live else 0
     if k == 0 or len(queries) == 0:
         return np.zeros((len(queries), k), dtype=np.int64), np.zeros((len(queries), k))
     found = [(f[0][0].numpy(), f[0][1].numpy()) for _, f in index.search(queries, block)]
@@ -308,8 +303,6 @@ class Domain:
         """The ``count`` nearest training molecules to each embedding ``[B, d]``: their
         indices into :attr:`smiles` and :attr:`labels`, and their similarity (1 / (1 +
         distance / typical), as for the domain), ``[B, count]`` each, nearest first."""
-        if len(self.reference) == 0 or count <= 0:
-            return nearest_rows(embeddings, self.reference, count)[0], np.zeros((len(embeddings), 0))
         index, distance = nearest_rows(embeddings, self._index(("nearest", count), lambda: [(None, count)]))
         return index, to_similarity(distance, self.typical)
 

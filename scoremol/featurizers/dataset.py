@@ -154,6 +154,10 @@ class FeaturizedDataset:
     def graphs(self) -> list[Data]:
         return [self.graph(i) for i in range(self.num_graphs)]
 
+    def graph_smiles(self, ids: np.ndarray) -> list[str]:
+        """The input SMILES of graphs ``ids`` (as read, before parsing)."""
+        return self.table[self.smiles_col].astype(str).to_numpy()[self.graph_row[np.asarray(ids)]].tolist()
+
     def column_values(self, column: str) -> np.ndarray:
         """A table column as float64 per graph (non-numeric -> NaN)."""
         if column not in self.table.columns:

@@ -61,8 +61,8 @@ def calibrate(
     neither calibrates nor joins the domain).
     ``fit_tree(train_positions)`` returns the blended trees fitted on those molecules, for
     blended models. Returns the calibrations, the domain (with its molecules' SMILES), the
-    number of held-out molecules and, for a blended model, each target's blend weight (``default_weight`` where no
-    held-out label can choose one).
+    number of held-out molecules and, for a blended model, each target's blend weight
+    (``default_weight`` where no held-out label can choose one).
     """
     n_folds = int(folds.max()) + 1
     oof = np.full(y.shape, np.nan)
@@ -109,8 +109,7 @@ def calibrate(
         y[known],
         task_settings,
     )
-    smiles = data.table[data.smiles_col].astype(str).to_numpy()[data.graph_row[rows[known]]]
-    domain.smiles = smiles.tolist()  # beside the labels: the report's nearest neighbours
+    domain.smiles = data.graph_smiles(rows[known])  # beside the labels: the report's nearest neighbours
     return calibrations, domain, int(np.isfinite(residual).any(axis=1).sum()), weights
 
 

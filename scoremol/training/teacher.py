@@ -53,8 +53,7 @@ def teacher_predictions(
     out = np.full((data.num_graphs, len(targets)), np.nan)
     if len(ids) == 0:
         return out
-    smiles = data.table[data.smiles_col].astype(str).to_numpy()[data.graph_row[ids]].tolist()
-    features = featurize_all(smiles_chunk(smiles), teacher.featurizer, workers)
+    features = featurize_all(smiles_chunk(data.graph_smiles(ids)), teacher.featurizer, workers)
     result = teacher.predict(features, domain=False)
     columns = [teacher.target_names.index(t) for t in targets]
     out[ids[result.graph_row]] = result.mean[:, columns]
