@@ -1,6 +1,7 @@
 """Drug-like benchmark: water solubility, pH 6.8 buffer solubility and logD 7.4, scaffold tests.
 
-Run: python bench/drug_like_benchmark.py [--systems multitask distilled single catboost chemprop chemprop-mt admet-ai]
+Run: python bench/drug_like_benchmark.py
+     [--systems multitask distilled distilled-unseen single catboost chemprop chemprop-mt admet-ai]
      [--seeds 0 1 2] [--option task_balance=0.5 ...] [--biogen-units ugml|molar]
      [--save-models DIR] [--unlabelled FILE] [--aux-biogen]
      [--chemprop-venv DIR] [--admet-venv DIR] [--out bench/results/drug_like_<date>.csv]
@@ -20,6 +21,10 @@ its ``Solubility_AqSolDB`` and ``Lipophilicity_AstraZeneca`` outputs as rankings
 ``distilled`` is the fast preset taught by that seed's multi-task model (saved by an earlier
 ``multitask`` run with ``--save-models DIR``) on the training rows and the ``--unlabelled``
 molecules (``scripts/make_distillation_set.py``), as ``scoremol train ... --teacher``.
+``distilled-unseen`` is the same student taught by the default recipe trained without a
+seeded tenth of the training molecules (``multitask-without-tenth``, saved beside them as
+``multitask_seed<S>_without_tenth.pt`` and reused), so that the student calibrates on
+molecules its teacher never saw.
 ``--option`` passes TrainingSpec options to the scoremol systems (``preset=fast`` for probes).
 ``--aux-biogen``: the multi-task systems also learn Biogen's other five assays (liver
 microsome clearance, MDR1-MDCK efflux, plasma protein binding) on every Biogen molecule that
@@ -234,6 +239,18 @@ def run_single(spec: TrainingSpec, train: dict, test: dict, tasks: list[str] | N
     return rows
 
 
+def without_tenth(train: dict, seed: int, standardize: bool) -> dict:
+    """Every task's training rows but those of a seeded tenth of the distinct training
+    molecules (matched as ``scoremol train`` merges them): what a teacher learns so that its
+    student can calibrate on molecules the teacher never saw."""
+    from scoremol.featurizers.merge import molecule_key
+
+    keys = {label: [molecule_key(s, standardize) for s in frame.smiles] for label, frame in train.items()}
+    distinct = sorted({k for ks in keys.values() for k in ks if k is not None})
+    held = set(np.random.default_rng(seed).permutation(distinct)[: round(0.1 * len(distinct))])
+    return {label: frame[[k not in held for k in keys[label]]].reset_index(drop=True) for label, frame in train.items()}
+
+
 def merged_table(train: dict) -> pd.DataFrame:
     sources = [
         MergeSource(
@@ -312,12 +329,42 @@ def main() -> None:
     train, test, counts = load_tasks(args.biogen_units)
     print(f"removed from training (test molecules of any task): {json.dumps(counts)}", flush=True)
     learn = {**train, **biogen_aux_tasks(test)} if args.aux_biogen else train  # scored tasks first
+
+    def record(system: str, seed: int, rows: list[dict]) -> None:
+        for row in rows:
+            row = {
+                "system": system,
+                "seed": seed,
+                "tag": args.tag,
+                "options": json.dumps(options),
+                "biogen_units": args.biogen_units,
+                **row,
+            }
+            print(" ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
+            append_row(args.out, row)
+
     for system in args.systems:
         for seed in args.seeds if system != "admet-ai" else [0]:
             spec = TrainingSpec.from_options(**{**options, "seed": seed})
             save = None if args.save_models is None else args.save_models / f"multitask_seed{seed}.pt"
             if system == "multitask":
                 rows = run_multitask(spec, learn, test, args.biogen_units, save=save)
+            elif system == "distilled-unseen":
+                if args.save_models is None or args.unlabelled is None:
+                    raise SystemExit("distilled-unseen needs --save-models DIR and --unlabelled")
+                partial = without_tenth(learn, seed, spec.standardize)
+                teacher = args.save_models / f"multitask_seed{seed}_without_tenth.pt"
+                if not teacher.is_file():
+                    record(
+                        "multitask-without-tenth",
+                        seed,
+                        run_multitask(spec, partial, test, args.biogen_units, save=teacher),
+                    )
+                student = TrainingSpec.from_options(
+                    **{"preset": "fast", **options, "teacher": str(teacher), "seed": seed}
+                )
+                kept = args.save_models / f"distilled_unseen_seed{seed}{'_' + args.tag if args.tag else ''}.pt"
+                rows = run_multitask(student, learn, test, args.biogen_units, args.unlabelled, save=kept)
             elif system == "distilled":
                 if save is None or not save.is_file() or args.unlabelled is None:
                     raise SystemExit("distilled needs --save-models DIR holding multitask_seed<S>.pt and --unlabelled")
@@ -348,19 +395,7 @@ def main() -> None:
                         )
             else:
                 raise SystemExit(f"unknown system {system}")
-            for row in rows:
-                row = {
-                    "system": system,
-                    "seed": seed,
-                    "tag": args.tag,
-                    "options": json.dumps(options),
-                    "biogen_units": args.biogen_units,
-                    **row,
-                }
-                print(
-                    " ".join(f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True
-                )
-                append_row(args.out, row)
+            record(system, seed, rows)
 
 
 if __name__ == "__main__":

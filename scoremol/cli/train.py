@@ -36,6 +36,15 @@ def train(
             metavar="FILE",
         ),
     ] = None,
+    exclude: Annotated[
+        str | None,
+        typer.Option(
+            help="Molecules (a SMILES file or data set name) to leave out of training, matched as merged "
+            "inputs are. A teacher trained without some molecules lets its student calibrate on them.",
+            rich_help_panel=INPUT,
+            metavar="FILE",
+        ),
+    ] = None,
     *,
     spec: TrainingSpec,
     columns: DataColumns,
@@ -45,15 +54,22 @@ def train(
     from scoremol.report.console import TrainingProgress, training_summary
     from scoremol.training.setup import fit_spec, prepare_training
 
-    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, unlabelled)
+    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, unlabelled, exclude)
     spec, data = job.spec, job.data
     if data.num_failed:
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
     for excluded in job.excluded:
         info(excluded.sentence())
+    if exclude is not None:
+        info(f"{job.left_out:,} training molecule(s) listed in {exclude} are left out")
     members = 0 if spec.is_catboost else spec.ensemble
     with TrainingProgress(members, spec.epochs, console=console, quiet=state["quiet"]) as progress:
         run = dict(units=job.units, on_epoch=progress.epoch, on_phase=progress.phase)
-        model = fit_spec(data, job.targets, spec, job.plan.network_descriptors, **run)
+        model = fit_spec(data, job.targets, spec, job.plan.network_descriptors, rows=job.rows, **run)
+    if model.metrics.get("calibrated_unseen_by_teacher") is False:
+        info(
+            "the teacher saw every measured molecule, so the intervals are calibrated on molecules whose "
+            "labels it passed on and may be too narrow; train the teacher with --exclude to keep some from it"
+        )
     save_model(model, output)
     console.print(training_summary(model, spec, job.targets, output, job.excluded))

@@ -58,16 +58,22 @@ def build_graphs(
 
 
 def plan_members(
-    graphs: list[Graph], model_config: ModelConfig, config: TrainConfig, target_scaler: TargetScaler
+    graphs: list[Graph],
+    model_config: ModelConfig,
+    config: TrainConfig,
+    target_scaler: TargetScaler,
+    eligible: np.ndarray | None = None,
 ) -> tuple[np.ndarray | None, list[MemberJob]]:
     """The calibration folds (None when the members calibrate nothing) and one job per
     member: member ``k`` has seed ``seed + k`` and holds out fold ``k`` (validating on it
-    when it early-stops), else a seeded validation split, else nothing."""
+    when it early-stops), else a seeded validation split, else nothing. ``eligible``
+    (bool per graph): only these may be held out (see
+    :func:`~scoremol.training.holdout.holdout_folds`)."""
     folds = None
     if config.calibrate:
         from scoremol.training.holdout import holdout_folds
 
-        folds = holdout_folds(len(graphs), config.ensemble, config.val_fraction, config.seed)
+        folds = holdout_folds(len(graphs), config.ensemble, config.val_fraction, config.seed, eligible)
     jobs = []
     n_val = int(round(config.val_fraction * len(graphs)))
     for k in range(config.ensemble):
@@ -157,6 +163,7 @@ def train_model(
     gnn_descriptors: tuple[str, ...] | None = None,
     on_phase: Callable[[str], None] | None = None,
     measured: np.ndarray | None = None,
+    calibrate_on: np.ndarray | None = None,
 ) -> TrainedModel:
     """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all):
     plan the members (:func:`plan_members`), fit them side by side, calibrate on their
@@ -167,7 +174,9 @@ def train_model(
     blended tree uses all of them); None means every descriptor column of the data.
     ``measured`` (bool ``[G, T]`` per graph of ``data``, default: every label) marks the
     labels that were measured: a student's teacher labels (:mod:`scoremol.training.teacher`)
-    train the networks and the tree but never calibrate.
+    train the networks and the tree but never calibrate. ``calibrate_on`` (bool ``[G]``
+    per graph of ``data``): only these molecules may be held out to calibrate (a student's
+    measured molecules that its teacher never saw); the rest always train.
     """
     config.validate()
     if config.catboost_weight > 0 and data.descriptors is None:
@@ -190,7 +199,11 @@ def train_model(
             raise ScoremolError("use_descriptors=True needs featurized descriptors")
         descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
-    folds, jobs = plan_members(graphs, model_config, config, target_scaler)
+    eligible = None if calibrate_on is None else np.asarray(calibrate_on, dtype=bool)[rows]
+    folds, jobs = plan_members(graphs, model_config, config, target_scaler, eligible)
+    if eligible is not None and folds is None and config.calibrate:  # too few of them: a random fold
+        eligible = None
+        folds, jobs = plan_members(graphs, model_config, config, target_scaler)
     plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
@@ -231,6 +244,9 @@ def train_model(
     if measured is not None:
         taught = np.isfinite(y_all) & ~measured[rows]
         metrics["teacher_labels"] = {t: int(taught[:, k].sum()) for k, t in enumerate(target_names)}
+        # whether the held-out molecules were unseen by the teacher (else its labels elsewhere
+        # carry theirs, and the intervals come out too narrow)
+        metrics["calibrated_unseen_by_teacher"] = eligible is not None and folds is not None
     return TrainedModel(
         model_config=model_config,
         featurizer=featurizer,

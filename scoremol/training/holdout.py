@@ -33,10 +33,28 @@ HOLDOUT_FOLDS = 10
 MIN_HELD_OUT = 20
 
 
-def holdout_folds(n: int, ensemble: int, val_fraction: float, seed: int) -> np.ndarray | None:
+def holdout_folds(
+    n: int, ensemble: int, val_fraction: float, seed: int, eligible: np.ndarray | None = None
+) -> np.ndarray | None:
     """A fold for each of ``n`` training molecules, or None when the members would hold
-    out fewer than :data:`MIN_HELD_OUT` molecules between them."""
+    out fewer than :data:`MIN_HELD_OUT` molecules between them.
+
+    ``eligible`` (bool ``[n]``): only these molecules may be held out. Each member's fold is
+    drawn from them (at most the usual ``n // k`` each, fewer when they run out) and every
+    other molecule gets fold ``ensemble``, which no member holds out. A student calibrates
+    this way on the measured molecules its teacher never saw
+    (:func:`scoremol.training.teacher.unseen_by_teacher`).
+    """
     k = max(2, round(1.0 / val_fraction)) if val_fraction > 0 else HOLDOUT_FOLDS
+    if eligible is not None:
+        chosen = np.random.default_rng(seed).permutation(np.flatnonzero(eligible))
+        members = min(ensemble, k)
+        chosen = chosen[: members * (n // k)]
+        if len(chosen) < MIN_HELD_OUT:
+            return None
+        folds = np.full(n, ensemble, dtype=np.int64)
+        folds[chosen] = np.arange(len(chosen)) % members
+        return folds
     if min(ensemble, k) * (n // k) < MIN_HELD_OUT:
         return None
     folds = np.arange(n) % k

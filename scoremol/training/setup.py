@@ -181,6 +181,9 @@ class TrainingJob:
     units: list[str]
     plan: FeaturePlan
     excluded: list[ExcludedTargets] = dataclasses.field(default_factory=list)
+    #: the graphs to train on (None: all); ``left_out``: how many ``--exclude`` removed
+    rows: np.ndarray | None = None
+    left_out: int = 0
 
 
 def prepare_training(
@@ -190,6 +193,7 @@ def prepare_training(
     smiles_col: str | None = None,
     fmt: str | None = None,
     unlabelled: str | None = None,
+    exclude: str | None = None,
 ) -> TrainingJob:
     """Resolve ``spec``, check its device, featurize the input and pick the targets (the data
     set's own when none are named): everything ``train`` and ``cv`` do before fitting.
@@ -197,6 +201,8 @@ def prepare_training(
     Several inputs train one multi-task model on their merged molecules
     (:func:`merge_training_inputs`); one input is read as it is. ``unlabelled`` molecules
     (for the spec's teacher to label) join the merge as an input without targets.
+    ``exclude`` (a molecule file or data set name): its molecules are left out of the
+    job's training rows, matched as merged inputs are.
     """
     from scoremol.device import resolve_device
 
@@ -206,12 +212,43 @@ def prepare_training(
     if unlabelled is not None and spec.teacher is None:
         raise ScoremolError("--unlabelled molecules need a --teacher to label them")
     if len(inputs) > 1 or unlabelled is not None:
-        return merge_training_inputs(inputs, spec, targets, smiles_col, fmt, unlabelled)
-    data, entry, plan = load_training_data(inputs[0], spec, smiles_col, fmt)
+        job = merge_training_inputs(inputs, spec, targets, smiles_col, fmt, unlabelled)
+    else:
+        job = read_training_input(inputs[0], spec, targets, smiles_col, fmt)
+    if exclude is None:
+        return job
+    rows, left_out = rows_without(job.data, exclude, spec.standardize)
+    return dataclasses.replace(job, rows=rows, left_out=left_out)
+
+
+def rows_without(data: FeaturizedDataset, exclude: str, standardize: bool) -> tuple[np.ndarray, int]:
+    """The graphs of ``data`` whose molecule is not in ``exclude`` (a molecule file or data
+    set name; matched by :func:`~scoremol.featurizers.merge.molecule_key`), and how many
+    graphs that leaves out. A teacher trained this way has never seen those molecules, so a
+    student can calibrate on them (:mod:`scoremol.training.teacher`)."""
+    from scoremol.data.read import read_input
+    from scoremol.data.registry import resolve_input
+    from scoremol.featurizers.cache import is_features_file
+    from scoremol.featurizers.merge import molecule_key
+
+    path, _ = resolve_input(exclude)
+    if path == "-" or is_features_file(path):
+        raise ScoremolError(f"--exclude {exclude}: give a molecule file or data set name")
+    listed = {molecule_key(s, standardize) for s in read_input(path).smiles} - {None}
+    keys = [molecule_key(s, standardize) for s in data.graph_smiles(np.arange(data.num_graphs))]
+    keep = np.array([k is None or k not in listed for k in keys], dtype=bool)
+    return np.flatnonzero(keep), int((~keep).sum())
+
+
+def read_training_input(
+    input: str, spec: TrainingSpec, targets: list[str] | None, smiles_col: str | None, fmt: str | None
+) -> TrainingJob:
+    """One training input as a job, read as it is (``spec`` resolved)."""
+    data, entry, plan = load_training_data(input, spec, smiles_col, fmt)
     targets = list(targets) if targets else default_targets(entry, data)
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
     table = data.table.copy()
-    excluded = exclude_unusable_targets(table, targets, inputs[0])
+    excluded = exclude_unusable_targets(table, targets, input)
     if excluded:
         data = dataclasses.replace(data, table=table)
     return TrainingJob(spec, data, targets, units, plan, excluded)
@@ -341,13 +378,16 @@ def fit_spec(
     """Train what ``spec`` describes on graphs ``rows`` of ``data``: networks (optionally
     blended with CatBoost) or, for ``arch="catboost"``, the tree alone."""
     spec = spec.resolved()
-    measured = None
+    measured = calibrate_on = None
     if spec.teacher is not None:
-        from scoremol.training.teacher import load_teacher, with_teacher_labels
+        from scoremol.training.teacher import load_teacher, unseen_by_teacher, with_teacher_labels
 
         if on_phase is not None:
             on_phase("Teacher labels")
-        data, measured = with_teacher_labels(data, targets, load_teacher(spec.teacher))
+        teacher = load_teacher(spec.teacher)
+        data, measured = with_teacher_labels(data, targets, teacher)
+        unseen = unseen_by_teacher(data, teacher)
+        calibrate_on = None if unseen is None else unseen & measured.any(axis=1)
     if spec.is_catboost:
         return fit_catboost_model(data, targets, spec, rows, units, on_phase)
     from scoremol.training.fit import train_model
@@ -364,6 +404,7 @@ def fit_spec(
         gnn_descriptors=network_descriptors,
         on_phase=on_phase,
         measured=measured,
+        calibrate_on=calibrate_on,
     )
     model.train_config["spec"] = spec.to_dict()  # what to rebuild it from (ScoreRegressor.load)
     return model

@@ -38,6 +38,19 @@ def test_folds_are_balanced_seeded_and_skipped_when_too_small():
     assert holdout_folds(MIN_HELD_OUT * 10 - 10, ensemble=1, val_fraction=0.0, seed=0) is None
 
 
+def test_folds_hold_out_only_eligible_molecules():
+    eligible = np.zeros(1000, dtype=bool)
+    eligible[::4] = True  # 250 molecules may be held out
+    folds = holdout_folds(1000, ensemble=2, val_fraction=0.0, seed=0, eligible=eligible)
+    assert np.bincount(folds[eligible]).tolist() == [100, 100, 50]  # a tenth each; the rest always train
+    assert (folds[~eligible] == 2).all()  # fold 2 is no member's
+    # fewer eligible than a tenth: all of them, split between the members
+    few = np.zeros(1000, dtype=bool)
+    few[:60] = True
+    assert np.bincount(holdout_folds(1000, 2, 0.0, 0, few)[few]).tolist() == [30, 30]
+    assert holdout_folds(1000, 2, 0.0, 0, np.arange(1000) < MIN_HELD_OUT - 1) is None
+
+
 def test_training_keeps_held_out_residuals_and_a_domain(calibrated):
     model, _ = calibrated
     assert model.metrics["held_out_molecules"] == 60  # two members, a tenth of 300 each

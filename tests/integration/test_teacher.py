@@ -9,10 +9,11 @@ import pytest
 
 from scoremol.api import ScoreRegressor
 from scoremol.errors import ScoremolError
+from scoremol.featurizers.merge import molecule_key
 from scoremol.models.checkpoint import load_model, save_model
 from scoremol.spec import TrainingSpec
 from scoremol.training.setup import fit_spec, prepare_training
-from scoremol.training.teacher import teacher_predictions, with_teacher_labels
+from scoremol.training.teacher import teacher_predictions, unseen_by_teacher, with_teacher_labels
 from tests.conftest import run_cli
 
 TINY = {"arch": "gcn", "hidden": 16, "epochs": 2, "ensemble": 1, "descriptors": False, "blend_catboost": 0.0}
@@ -82,8 +83,55 @@ def test_student_calibrates_on_measured_labels_and_keeps_measured_molecules(esol
     # the domain (and the report's neighbours) hold the measured molecules only
     assert len(student.domain.smiles) == len(student.domain.reference) == measured
     assert set(student.domain.smiles) <= set(esol.smiles[300:700])
-    # held-out molecules calibrate only where measured: one member holds out a tenth
-    assert 0 < student.metrics["held_out_molecules"] <= measured // 10 + 1
+    # the teacher never saw these measured molecules: the one member holds out a tenth of
+    # the training rows, all of them measured
+    assert student.metrics["held_out_molecules"] == job.data.num_graphs // 10
+    assert student.metrics["calibrated_unseen_by_teacher"] is True
+
+
+def test_student_holds_out_only_molecules_its_teacher_never_saw(esol, teacher_path, tmp_path):
+    # ESOL 200-329: the teacher (0-299) saw all but the last 30
+    esol[200:330][["smiles", "logS"]].to_csv(tmp_path / "labelled.csv", index=False)
+    esol[700:1000][["smiles"]].to_csv(tmp_path / "extra.smi", index=False, header=False)
+    spec = TrainingSpec(**TINY, teacher=teacher_path)
+    job = prepare_training(str(tmp_path / "labelled.csv"), spec, ["logS"], unlabelled=str(tmp_path / "extra.smi"))
+    teacher = load_model(teacher_path)
+    unseen = unseen_by_teacher(job.data, teacher)
+    smiles = job.data.graph_smiles(np.arange(job.data.num_graphs))
+    seen = {molecule_key(s, teacher.featurizer.standardize) for s in esol.smiles[:300]}
+    assert [molecule_key(s, teacher.featurizer.standardize) not in seen for s in smiles] == unseen.tolist()
+    measured_unseen = unseen & np.isfinite(job.data.column_values("logS"))
+    assert 28 <= measured_unseen.sum() <= 30
+    student = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors)
+    # a tenth of the ~430 rows is more than the unseen measured molecules: all of them, no
+    # more (a random tenth would hold out about 13 measured ones)
+    assert job.data.num_graphs // 10 > measured_unseen.sum()
+    assert student.metrics["held_out_molecules"] == measured_unseen.sum()
+    assert student.metrics["calibrated_unseen_by_teacher"] is True
+    # a teacher that saw every measured molecule: a random tenth, and the model says so
+    esol[:200][["smiles", "logS"]].to_csv(tmp_path / "seen.csv", index=False)
+    job = prepare_training(str(tmp_path / "seen.csv"), spec, ["logS"], unlabelled=str(tmp_path / "extra.smi"))
+    assert not (unseen_by_teacher(job.data, teacher) & np.isfinite(job.data.column_values("logS"))).any()
+    student = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors)
+    assert student.metrics["calibrated_unseen_by_teacher"] is False
+    assert student.metrics["held_out_molecules"] > 0
+
+
+def test_exclude_leaves_molecules_out_of_training(esol, tmp_path):
+    esol[:300][["smiles", "logS"]].to_csv(tmp_path / "train.csv", index=False)
+    esol[:300:6][["smiles"]].to_csv(tmp_path / "exclude.smi", index=False, header=False)  # 50 molecules
+    job = prepare_training(
+        str(tmp_path / "train.csv"), TrainingSpec(**TINY), ["logS"], exclude=str(tmp_path / "exclude.smi")
+    )
+    kept = set(job.data.graph_smiles(job.rows))
+    listed = set(esol.smiles[:300:6])
+    assert job.left_out == job.data.num_graphs - len(job.rows) >= 50
+    assert not kept & listed and len(kept) >= 300 - 50 - 5
+    model = fit_spec(job.data, job.targets, job.spec, rows=job.rows)
+    assert not set(model.domain.smiles) & listed
+    assert model.metrics["n_train_molecules"] == len(job.rows)
+    with pytest.raises(ScoremolError, match="--exclude"):
+        prepare_training(str(tmp_path / "train.csv"), TrainingSpec(**TINY), ["logS"], exclude="-")
 
 
 def test_cli_distills_a_student_and_cv_refuses_a_teacher(esol, teacher_path, tmp_path):
@@ -100,6 +148,22 @@ def test_cli_distills_a_student_and_cv_refuses_a_teacher(esol, teacher_path, tmp
     student = load_model(out)
     assert student.metrics["teacher_labels"] == {"logS": 100, "mw": 100}
     assert student.train_config["spec"]["teacher"] == teacher_path
+    assert "may be too narrow" not in err  # the teacher never saw ESOL 300-499
+    # a teacher trained with --exclude never saw those molecules
+    esol[:100][["smiles", "logS", "mw"]].to_csv(tmp_path / "seen.csv", index=False)
+    esol[:100:2][["smiles"]].to_csv(tmp_path / "keep_out.smi", index=False, header=False)
+    _, err, code = run_cli(
+        "train", str(tmp_path / "seen.csv"), "-t", "logS", "-t", "mw", *args,
+        "--exclude", str(tmp_path / "keep_out.smi"), "-o", str(tmp_path / "partial.pt"),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "listed in" in err and "are left out" in err
+    _, err, code = run_cli(
+        "train", str(tmp_path / "seen.csv"), "-t", "logS", "-t", "mw", *args, "--ensemble", "1",
+        "--teacher", teacher_path, "--unlabelled", str(tmp_path / "extra.smi"), "-o", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    assert "may be too narrow" in err  # the teacher saw ESOL 0-99
     _, err, code = run_cli("train", str(tmp_path / "labelled.csv"), "--unlabelled", str(tmp_path / "extra.smi"))
     assert code != 0 and "need a --teacher" in err
     _, err, code = run_cli("cv", str(tmp_path / "labelled.csv"), "-t", "logS", *args, "--teacher", teacher_path)
