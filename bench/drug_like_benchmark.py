@@ -243,11 +243,11 @@ def without_tenth(train: dict, seed: int, standardize: bool) -> dict:
     """Every task's training rows but those of a seeded tenth of the distinct training
     molecules (matched as ``scoremol train`` merges them): what a teacher learns so that its
     student can calibrate on molecules the teacher never saw."""
-    from scoremol.featurizers.merge import molecule_key
+    from scoremol.featurizers.merge import molecule_key, sample_molecules
 
     keys = {label: [molecule_key(s, standardize) for s in frame.smiles] for label, frame in train.items()}
-    distinct = sorted({k for ks in keys.values() for k in ks if k is not None})
-    held = set(np.random.default_rng(seed).permutation(distinct)[: round(0.1 * len(distinct))])
+    everything = [s for frame in train.values() for s in frame.smiles]
+    held = {molecule_key(s, standardize) for s in sample_molecules(everything, 0.1, seed, standardize)}
     return {label: frame[[k not in held for k in keys[label]]].reset_index(drop=True) for label, frame in train.items()}
 
 

@@ -5,8 +5,10 @@
 #                            once, molecules as given (--no-standardize: salts keep counter-ions)
 #   aqsoldb_solubility.pt    the same on AqSolDB alone (`--model aqsoldb`, the default until 2026-12-05)
 #   solubility_fast.pt       `--model fast` (screening): `--preset fast` on the same three sets, taught
-#                            by solubility_multitask.pt (--teacher) on them and on 10,000 BRICS
-#                            recombinations of their training molecules (scripts/make_distillation_set.py)
+#                            (--teacher) by the default recipe trained without a seeded tenth of their
+#                            molecules (scripts/hold_out_molecules.py, --exclude), on them and on 10,000
+#                            BRICS recombinations of their training molecules (scripts/make_distillation_set.py);
+#                            it calibrates on that tenth, which its teacher never saw
 # and, trained on all 1128 ESOL molecules:
 #   esol_solubility.pt       the default configuration of `scoremol train` (scoremol/spec.py:
 #                            a 4-member DMPNN/SCORE ensemble blended with CatBoost on RDKit descriptors)
@@ -16,10 +18,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/scoremol train aqsoldb biogen lipophilicity --no-standardize --seed 0 -o scoremol/pretrained/solubility_multitask.pt
 .venv/bin/scoremol train aqsoldb --no-standardize --seed 0 -o scoremol/pretrained/aqsoldb_solubility.pt
-brics="$(mktemp -d)/brics.smi"
-.venv/bin/python scripts/make_distillation_set.py --molecules 10000 --seed 0 -o "$brics"
+work="$(mktemp -d)"
+.venv/bin/python scripts/make_distillation_set.py --molecules 10000 --seed 0 -o "$work/brics.smi"
+.venv/bin/python scripts/hold_out_molecules.py aqsoldb biogen lipophilicity --no-standardize --seed 0 -o "$work/held.smi"
+.venv/bin/scoremol train aqsoldb biogen lipophilicity --no-standardize --seed 0 --exclude "$work/held.smi" \
+  -o "$work/fast_teacher.pt"
 .venv/bin/scoremol train aqsoldb biogen lipophilicity --no-standardize --preset fast --seed 0 \
-  --teacher scoremol/pretrained/solubility_multitask.pt --unlabelled "$brics" -o scoremol/pretrained/solubility_fast.pt
+  --teacher "$work/fast_teacher.pt" --unlabelled "$work/brics.smi" -o scoremol/pretrained/solubility_fast.pt
 .venv/bin/scoremol train esol --seed 0 -o scoremol/pretrained/esol_solubility.pt
 .venv/bin/scoremol train esol --seed 0 --preset fast -o scoremol/pretrained/esol_solubility_fast.pt
 ls -l scoremol/pretrained/*.pt

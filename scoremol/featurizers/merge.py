@@ -53,6 +53,21 @@ def molecule_key(smiles: str, standardize: bool) -> str | None:
     return None if parsed.mol is None else Chem.MolToSmiles(parsed.mol)
 
 
+def sample_molecules(smiles: Sequence[str], fraction: float, seed: int, standardize: bool = True) -> list[str]:
+    """A seeded ``fraction`` of the distinct molecules among ``smiles`` (matched by
+    :func:`molecule_key`), each as the first SMILES that names it, in input order; SMILES
+    that do not parse are never chosen. For ``train --exclude``: molecules a teacher never
+    sees, for its student to calibrate on."""
+    first: dict[str, str] = {}
+    for text in smiles:
+        key = molecule_key(text, standardize)
+        if key is not None and key not in first:
+            first[key] = text
+    keys = sorted(first)
+    chosen = set(np.random.default_rng(seed).permutation(keys)[: round(fraction * len(keys))])
+    return [text for key, text in first.items() if key in chosen]
+
+
 def merge_sources(sources: Sequence[MergeSource], standardize: bool = True) -> tuple[MoleculeChunk, MergeReport]:
     """One chunk with a ``smiles`` column and every source's targets (as strings, empty
     where a molecule has no label), rows in order of first appearance."""
