@@ -36,8 +36,13 @@ DRUG_LIKE_RECIPE = {"multitask": "task-similarity", "single": "blend-per-task"}
 #: earlier recipes by tag: a blend weight chosen per task with one similarity for every
 #: task's interval; any other tag, one blend weight of 0.4 for every task
 DRUG_LIKE_EARLIER = {"blend-per-task": "one-similarity"}
-#: the sitting of the distilled fast model (its teacher's rows there are not headline figures)
-DRUG_LIKE_DISTILLED = "drug_like_distill_2026-12-06.csv"
+#: the distilled fast models' sittings and the systems each contributes (their teachers'
+#: rows there are not headline figures): a student whose teacher saw its calibration
+#: molecules, and one whose teacher never saw them (the bundled recipe)
+DRUG_LIKE_DISTILLED = {
+    "drug_like_distill_2026-12-06.csv": ("distilled",),
+    "drug_like_distill_unseen_2026-12-06.csv": ("distilled-unseen", "multitask-without-tenth"),
+}
 #: every bundled model's prediction speed (bench/model_speed.py), by sitting
 SPEED_RUNS = "model_speed.csv"
 
@@ -58,8 +63,9 @@ def compute() -> dict[str, str]:
         earlier = (drug.system == system) & (tags != tag)
         names = tags[earlier].map(lambda t: DRUG_LIKE_EARLIER.get(t, "fixed-weight"))
         drug.loc[earlier, "system"] = system + "-" + names
-    distilled = pd.read_csv(RESULTS / DRUG_LIKE_DISTILLED)
-    drug = pd.concat([drug, distilled[distilled.system == "distilled"]], ignore_index=True)
+    for name, systems in DRUG_LIKE_DISTILLED.items():
+        distilled = pd.read_csv(RESULTS / name)
+        drug = pd.concat([drug, distilled[distilled.system.isin(systems)]], ignore_index=True)
     for (system, task), rows in drug.groupby(["system", "task"]):
         for metric in ("mae", "rmse", "r2", "spearman", "cover90", "width90"):
             if metric in rows and rows[metric].notna().any():

@@ -246,7 +246,7 @@ def train_model(
         metrics["teacher_labels"] = {t: int(taught[:, k].sum()) for k, t in enumerate(target_names)}
         # whether the held-out molecules were unseen by the teacher (else its labels elsewhere
         # carry theirs, and the intervals come out too narrow)
-        metrics["calibrated_unseen_by_teacher"] = eligible is not None and folds is not None
+        metrics["calibrated_unseen_by_teacher"] = None if folds is None else eligible is not None
     return TrainedModel(
         model_config=model_config,
         featurizer=featurizer,
