@@ -115,9 +115,9 @@ MODELS: dict[str, BundledModel] = {
         BundledModel(
             "fast",
             "solubility_fast.pt",
-            "screening: one small graph-only DMPNN/SCORE network taught by the default recipe, same three tasks",
-            "AqSolDB, Biogen pH 6.8, logD 7.4: 16,051, + 10,000 BRICS molecules labelled by the default "
-            "recipe trained without the tenth the fast model calibrates on",
+            "screening: one small graph-only DMPNN/SCORE network, same three tasks, taught by the default "
+            "recipe trained without the tenth it calibrates on",
+            "AqSolDB, Biogen pH 6.8, logD 7.4: 16,051, + 10,000 BRICS molecules labelled by the teacher",
             figures(
                 "AqSolDB MAE {drug.distilled-unseen.logS.mae}; Biogen MAE {drug.distilled-unseen.logSol_pH6.8.mae}, "
                 "Spearman {drug.distilled-unseen.logSol_pH6.8.spearman}; logD MAE {drug.distilled-unseen.logD.mae}; "
