@@ -243,11 +243,11 @@ def without_tenth(train: dict, seed: int, standardize: bool) -> dict:
     """Every task's training rows but those of a seeded tenth of the distinct training
     molecules (matched as ``scoremol train`` merges them): what a teacher learns so that its
     student can calibrate on molecules the teacher never saw."""
-    from scoremol.featurizers.merge import molecule_key, sample_molecules
+    from scoremol.featurizers.merge import molecule_keys, sample_molecules
 
-    keys = {label: [molecule_key(s, standardize) for s in frame.smiles] for label, frame in train.items()}
+    keys = {label: molecule_keys(frame.smiles.tolist(), standardize) for label, frame in train.items()}
     everything = [s for frame in train.values() for s in frame.smiles]
-    held = {molecule_key(s, standardize) for s in sample_molecules(everything, 0.1, seed, standardize)}
+    held = set(molecule_keys(sample_molecules(everything, 0.1, seed, standardize), standardize))
     return {label: frame[[k not in held for k in keys[label]]].reset_index(drop=True) for label, frame in train.items()}
 
 

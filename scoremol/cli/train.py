@@ -68,8 +68,9 @@ def train(
         model = fit_spec(data, job.targets, spec, job.plan.network_descriptors, rows=job.rows, **run)
     if model.metrics.get("calibrated_unseen_by_teacher") is False:
         info(
-            "the teacher saw every measured molecule, so the intervals are calibrated on molecules whose "
-            "labels it passed on and may be too narrow; train the teacher with --exclude to keep some from it"
+            "too few measured molecules are unknown to the teacher (or its file does not list its training "
+            "molecules), so the intervals are calibrated on molecules whose labels it passed on and may be too "
+            "narrow; train the teacher with --exclude to keep some from it"
         )
     save_model(model, output)
     console.print(training_summary(model, spec, job.targets, output, job.excluded))

@@ -53,14 +53,19 @@ def molecule_key(smiles: str, standardize: bool) -> str | None:
     return None if parsed.mol is None else Chem.MolToSmiles(parsed.mol)
 
 
+def molecule_keys(smiles: Sequence[str], standardize: bool) -> list[str | None]:
+    """:func:`molecule_key` of each SMILES: how inputs, teachers' training sets and
+    ``--exclude`` lists are matched."""
+    return [molecule_key(text, standardize) for text in smiles]
+
+
 def sample_molecules(smiles: Sequence[str], fraction: float, seed: int, standardize: bool = True) -> list[str]:
     """A seeded ``fraction`` of the distinct molecules among ``smiles`` (matched by
     :func:`molecule_key`), each as the first SMILES that names it, in input order; SMILES
     that do not parse are never chosen. For ``train --exclude``: molecules a teacher never
     sees, for its student to calibrate on."""
     first: dict[str, str] = {}
-    for text in smiles:
-        key = molecule_key(text, standardize)
+    for text, key in zip(smiles, molecule_keys(smiles, standardize)):
         if key is not None and key not in first:
             first[key] = text
     keys = sorted(first)

@@ -229,13 +229,13 @@ def rows_without(data: FeaturizedDataset, exclude: str, standardize: bool) -> tu
     from scoremol.data.read import read_input
     from scoremol.data.registry import resolve_input
     from scoremol.featurizers.cache import is_features_file
-    from scoremol.featurizers.merge import molecule_key
+    from scoremol.featurizers.merge import molecule_keys
 
     path, _ = resolve_input(exclude)
     if path == "-" or is_features_file(path):
         raise ScoremolError(f"--exclude {exclude}: give a molecule file or data set name")
-    listed = {molecule_key(s, standardize) for s in read_input(path).smiles} - {None}
-    keys = [molecule_key(s, standardize) for s in data.graph_smiles(np.arange(data.num_graphs))]
+    listed = set(molecule_keys(read_input(path).smiles, standardize)) - {None}
+    keys = molecule_keys(data.graph_smiles(np.arange(data.num_graphs)), standardize)
     keep = np.array([k is None or k not in listed for k in keys], dtype=bool)
     return np.flatnonzero(keep), int((~keep).sum())
 

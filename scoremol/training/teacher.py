@@ -70,14 +70,14 @@ def unseen_by_teacher(data: FeaturizedDataset, teacher: TrainedModel) -> np.ndar
     teacher's standardization); None when the teacher's file does not list its training
     molecules. A student calibrated on molecules its teacher saw gets intervals that are
     too narrow: the teacher's labels on every other molecule carry theirs."""
-    from scoremol.featurizers.merge import molecule_key
+    from scoremol.featurizers.merge import molecule_keys
 
     domain = teacher.domain
     if domain is None or domain.smiles is None:
         return None
     standardize = teacher.featurizer.standardize
-    seen = {molecule_key(s, standardize) for s in domain.smiles}
-    keys = [molecule_key(s, standardize) for s in data.graph_smiles(np.arange(data.num_graphs))]
+    seen = set(molecule_keys(domain.smiles, standardize))
+    keys = molecule_keys(data.graph_smiles(np.arange(data.num_graphs)), standardize)
     return np.array([k is not None and k not in seen for k in keys], dtype=bool)
 
 
