@@ -106,18 +106,18 @@ class NeighbourIndex:
         real = self.original >= 0
         laid = torch.zeros(len(original), self.ref.shape[1])
         laid[real] = self.ref[self.original[real]]
-        self.ref_t = laid.T.contiguous()
-        self.ref_sq = torch.where(real, (laid * laid).sum(dim=1), torch.tensor(float("inf")))
-        # each search's chunks (those of the groups it reads)
-        self.chunks = [
-            torch.as_tensor(
-                np.concatenate(
-                    [np.arange(starts[g] // chunk, starts[g + 1] // chunk) for g in range(len(groups)) if groups[g, s]]
-                ),
+        # [d + 1, columns]: the columns, then their squared norms (inf for padding), so that one
+        # product with a query's [-2q, 1] gives |r|^2 - 2 q.r without adding a [B, N] bias
+        squared = torch.where(real, (laid * laid).sum(dim=1), torch.tensor(float("inf")))
+        self.ref_t = torch.cat([laid.T, squared[None, :]]).contiguous()
+        # each search's chunks (those of the groups it reads); None: every chunk
+        n_chunks = len(original) // chunk
+        self.chunks = []
+        for s in range(len(self.searches)):
+            own = np.concatenate(
+                [np.arange(starts[g] // chunk, starts[g + 1] // chunk) for g in range(len(groups)) if groups[g, s]]
             )
-            for s in range(len(self.searches))
-        ]
-        self._steps = torch.arange(chunk)
+            self.chunks.append(None if len(own) == n_chunks else torch.as_tensor(own))
 
     def search(self, queries: torch.Tensor, block: int | None = None) -> Iterator[tuple[int, list]]:
         """Per block of ``block`` queries ``[B, d]`` (default: as many as :data:`BLOCK_BYTES`
@@ -128,21 +128,29 @@ class NeighbourIndex:
         partial = torch.empty(min(block, len(queries)), len(self.original))  # reused: no page faults per block
         for start in range(0, len(queries), block):
             q = queries[start : start + block].float() - self.center
-            # the neighbours are found on |r|^2 - 2 q.r (one fused product, [B, N]); their
-            # distances are then taken from the differences themselves, which the expanded
-            # square would lose to float32 cancellation (and so depend on the batching)
-            part = torch.addmm(self.ref_sq, q, self.ref_t, alpha=-2.0, out=partial[: len(q)])
-            minima = part.view(len(q), -1, self.chunk).amin(dim=2)  # [B, chunks]
+            # the neighbours are found on |r|^2 - 2 q.r (one product, [B, N]); their distances
+            # are then taken from the differences themselves, which the expanded square would
+            # lose to float32 cancellation (and so depend on the batching)
+            lifted = torch.cat([q * -2.0, torch.ones(len(q), 1)], dim=1)
+            part = torch.mm(lifted, self.ref_t, out=partial[: len(q)]).view(len(q), -1, self.chunk)
+            minima = part.amin(dim=2)  # [B, chunks]
+            # chunk c of query b is row b * chunks + c of the product's [B * chunks, chunk] view
+            offset = torch.arange(len(q))[:, None] * minima.shape[1]
             nearest = []
             for (_, k), chunks in zip(self.searches, self.chunks, strict=True):
-                own = minima[:, chunks]
-                picked = chunks[own.topk(min(k, own.shape[1]), dim=1, largest=False, sorted=False).indices]
-                columns = (picked[:, :, None] * self.chunk + self._steps).reshape(len(q), -1)
-                pick = part.gather(1, columns).topk(k, dim=1, largest=False, sorted=True).indices
-                nearest.append(self.original[columns.gather(1, pick)])
+                own = minima if chunks is None else minima.index_select(1, chunks)
+                picked = own.topk(min(k, own.shape[1]), dim=1, largest=False, sorted=False).indices
+                if chunks is not None:
+                    picked = chunks[picked]
+                # the picked chunks' columns, [B, k * chunk], and the k nearest among them
+                candidates = part.view(-1, self.chunk).index_select(0, (picked + offset).view(-1)).view(len(q), -1)
+                pick = candidates.topk(k, dim=1, largest=False, sorted=True).indices
+                columns = picked.gather(1, pick // self.chunk) * self.chunk + pick % self.chunk
+                nearest.append(self.original[columns])
             # every search's distances in one pass
-            rows = torch.cat(nearest, dim=1)
-            distance = (q[:, None, :] - self.ref[rows]).double().norm(dim=2)
+            found = torch.cat(nearest, dim=1)
+            differences = q[:, None, :] - self.ref.index_select(0, found.view(-1)).view(*found.shape, -1)
+            distance = differences.double().norm(dim=2)
             yield start, list(zip(nearest, distance.split([n.shape[1] for n in nearest], dim=1), strict=True))
 
 
