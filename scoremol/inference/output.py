@@ -32,6 +32,13 @@ class FrameSink(ABC):
     def close(self) -> None: ...
 
 
+def format_floats(column: pd.Series) -> list[str]:
+    """A float column as CSV text: :data:`FLOAT_FORMAT`, empty for NaN. These are the bytes
+    pandas' ``float_format`` writes, in about a quarter of its time (pandas checks and
+    formats each value through three Python calls)."""
+    return [FLOAT_FORMAT % value if value == value else "" for value in column.to_numpy(dtype=float).tolist()]
+
+
 class CsvSink(FrameSink):
     """CSV text: the header goes with the first frame."""
 
@@ -40,7 +47,11 @@ class CsvSink(FrameSink):
         self.started = False
 
     def write(self, frame: pd.DataFrame) -> None:
-        frame.to_csv(self.out, header=not self.started, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+        formatted = frame.copy(deep=False)
+        for i, dtype in enumerate(frame.dtypes):  # by position: column names may repeat
+            if dtype.kind == "f":
+                formatted.isetitem(i, format_floats(frame.iloc[:, i]))
+        formatted.to_csv(self.out, header=not self.started, index=False, lineterminator="\n")
         self.started = True
 
     def close(self) -> None:
