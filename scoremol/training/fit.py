@@ -32,6 +32,7 @@ __all__ = [
     "TrainConfig",
     "build_graphs",
     "calibrate_members",
+    "calibration_folds",
     "fit_blend",
     "plan_members",
     "train_model",
@@ -57,23 +58,34 @@ def build_graphs(
     return graphs
 
 
+def calibration_folds(
+    n: int, config: TrainConfig, eligible: np.ndarray | None = None
+) -> tuple[np.ndarray | None, bool]:
+    """The members' held-out folds of ``n`` training molecules (None when they calibrate
+    nothing), and whether only the ``eligible`` ones (bool ``[n]``) were held out. Too few
+    eligible molecules fall back to a random fold of all of them (see
+    :func:`~scoremol.training.holdout.holdout_folds`)."""
+    if not config.calibrate:
+        return None, False
+    from scoremol.training.holdout import holdout_folds
+
+    if eligible is not None:
+        folds = holdout_folds(n, config.ensemble, config.val_fraction, config.seed, eligible)
+        if folds is not None:
+            return folds, True
+    return holdout_folds(n, config.ensemble, config.val_fraction, config.seed), False
+
+
 def plan_members(
     graphs: list[Graph],
     model_config: ModelConfig,
     config: TrainConfig,
     target_scaler: TargetScaler,
-    eligible: np.ndarray | None = None,
-) -> tuple[np.ndarray | None, list[MemberJob]]:
-    """The calibration folds (None when the members calibrate nothing) and one job per
-    member: member ``k`` has seed ``seed + k`` and holds out fold ``k`` (validating on it
-    when it early-stops), else a seeded validation split, else nothing. ``eligible``
-    (bool per graph): only these may be held out (see
-    :func:`~scoremol.training.holdout.holdout_folds`)."""
-    folds = None
-    if config.calibrate:
-        from scoremol.training.holdout import holdout_folds
-
-        folds = holdout_folds(len(graphs), config.ensemble, config.val_fraction, config.seed, eligible)
+    folds: np.ndarray | None = None,
+) -> list[MemberJob]:
+    """One job per member: member ``k`` has seed ``seed + k`` and holds out fold ``k`` of
+    ``folds`` (validating on it when it early-stops), else a seeded validation split, else
+    nothing."""
     jobs = []
     n_val = int(round(config.val_fraction * len(graphs)))
     for k in range(config.ensemble):
@@ -100,7 +112,7 @@ def plan_members(
             folds is not None,
         )
         jobs.append(job)
-    return folds, jobs
+    return jobs
 
 
 def fit_blend(
@@ -200,10 +212,8 @@ def train_model(
         descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
     eligible = None if calibrate_on is None else np.asarray(calibrate_on, dtype=bool)[rows]
-    folds, jobs = plan_members(graphs, model_config, config, target_scaler, eligible)
-    if eligible is not None and folds is None and config.calibrate:  # too few of them: a random fold
-        eligible = None
-        folds, jobs = plan_members(graphs, model_config, config, target_scaler)
+    folds, only_eligible = calibration_folds(len(graphs), config, eligible)
+    jobs = plan_members(graphs, model_config, config, target_scaler, folds)
     plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
@@ -246,7 +256,7 @@ def train_model(
         metrics["teacher_labels"] = {t: int(taught[:, k].sum()) for k, t in enumerate(target_names)}
         # whether the held-out molecules were unseen by the teacher (else its labels elsewhere
         # carry theirs, and the intervals come out too narrow)
-        metrics["calibrated_unseen_by_teacher"] = None if folds is None else eligible is not None
+        metrics["calibrated_unseen_by_teacher"] = None if folds is None else only_eligible
     return TrainedModel(
         model_config=model_config,
         featurizer=featurizer,

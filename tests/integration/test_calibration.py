@@ -51,6 +51,19 @@ def test_folds_hold_out_only_eligible_molecules():
     assert holdout_folds(1000, 2, 0.0, 0, np.arange(1000) < MIN_HELD_OUT - 1) is None
 
 
+def test_calibration_folds_fall_back_to_a_random_fold_when_too_few_are_eligible():
+    from scoremol.training.config import TrainConfig
+    from scoremol.training.fit import calibration_folds
+
+    config = TrainConfig(ensemble=2, val_fraction=0.0, calibrate=True, seed=0)
+    many = np.arange(1000) % 4 == 0
+    folds, only_eligible = calibration_folds(1000, config, many)
+    assert only_eligible and (folds[~many] == 2).all()
+    folds, only_eligible = calibration_folds(1000, config, np.arange(1000) < MIN_HELD_OUT - 1)
+    assert not only_eligible and np.array_equal(folds, holdout_folds(1000, 2, 0.0, 0))
+    assert calibration_folds(1000, TrainConfig(calibrate=False), many) == (None, False)
+
+
 def test_training_keeps_held_out_residuals_and_a_domain(calibrated):
     model, _ = calibrated
     assert model.metrics["held_out_molecules"] == 60  # two members, a tenth of 300 each
