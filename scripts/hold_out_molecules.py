@@ -3,8 +3,8 @@
 A student calibrated on molecules its teacher learned gets intervals that are too narrow
 (the teacher's labels carry theirs). So the bundled fast model's teacher is trained without
 these molecules, and the student, trained on everything, calibrates on them
-(``scripts/build_bundled_model.sh``). Molecules are matched as merged inputs are; a data
-set's rows without its target are not training molecules and are never chosen.
+(``scripts/build_bundled_model.sh``). The molecules are those ``train`` would merge from
+the same inputs (rows without a target are not training molecules and are never chosen).
 
     python scripts/hold_out_molecules.py aqsoldb biogen lipophilicity --no-standardize -o held.smi
 """
@@ -15,33 +15,25 @@ import argparse
 import sys
 from pathlib import Path
 
-import pandas as pd
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from scoremol.data.read import read_input  # noqa: E402
-from scoremol.data.registry import resolve_input  # noqa: E402
-from scoremol.featurizers.merge import sample_molecules  # noqa: E402
+from scoremol.featurizers.merge import merge_sources, sample_molecules  # noqa: E402
+from scoremol.training.setup import labelled_sources  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("inputs", nargs="+", help="data set names or molecule files")
+    parser.add_argument("--target", action="append", help="target column(s), as train's --target")
     parser.add_argument("--fraction", type=float, default=0.1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-standardize", dest="standardize", action="store_false")
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args()
-    smiles = []
-    for name in args.inputs:
-        path, entry = resolve_input(name)
-        chunk = read_input(path)
-        labelled = [True] * len(chunk)  # a data set's molecules without its target do not train
-        if entry is not None:
-            labelled = pd.to_numeric(chunk.frame[entry.target_col], errors="coerce").notna().tolist()
-        smiles += [s for s, keep in zip(chunk.smiles, labelled) if keep]
-    chosen = sample_molecules(smiles, args.fraction, args.seed, args.standardize)
+    sources = labelled_sources(args.inputs, args.target)[0]
+    merged, _ = merge_sources(sources, args.standardize)  # train's training molecules, one row each
+    chosen = sample_molecules(merged.smiles, args.fraction, args.seed, args.standardize)
     args.output.write_text("".join(f"{s}\n" for s in chosen))
     print(f"{len(chosen):,} molecules -> {args.output}")
 

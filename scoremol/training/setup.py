@@ -254,6 +254,46 @@ def read_training_input(
     return TrainingJob(spec, data, targets, units, plan, excluded)
 
 
+def labelled_sources(
+    inputs: Sequence[str], targets: list[str] | None = None, smiles_col: str | None = None, fmt: str | None = None
+) -> tuple[list, list[str], list[str], list[str], list]:
+    """Each training input read once as a merge source with the named ``targets`` it has
+    (or its data set's own): the sources, each target's units, the targets in order, the
+    targets left out as unusable, and the inputs' content hashes (what the merged table
+    is cached under). What ``train`` merges, and what ``scripts/hold_out_molecules.py``
+    samples from."""
+    from scoremol.data.read import read_input
+    from scoremol.data.registry import resolve_input, sha256_file
+    from scoremol.featurizers.cache import is_features_file
+    from scoremol.featurizers.merge import MergeSource
+
+    sources, units, all_targets, excluded, hashes = [], {}, [], [], []
+    for name in inputs:
+        path, entry = resolve_input(name)
+        if path == "-" or is_features_file(path):
+            raise ScoremolError(f"{name}: several inputs must be files or data set names (not features or stdin)")
+        chunk = read_input(path, smiles_col, fmt)  # each input read once
+        if targets:
+            own = [t for t in targets if t in chunk.frame.columns]
+        elif entry is not None:
+            own = [entry.target_col]
+        else:
+            raise ScoremolError(f"{name}: name its target column(s) with --target (no data set default)")
+        if not own:
+            raise ScoremolError(f"{name} has none of the targets {', '.join(targets)}")
+        for t in own:
+            units.setdefault(t, entry.units if entry and t == entry.target_col else "")
+            all_targets += [t] if t not in all_targets else []
+        chunk.frame = chunk.frame.copy()
+        excluded += exclude_unusable_targets(chunk.frame, own, name)
+        sources.append(MergeSource(name, chunk, own))
+        hashes.append((sha256_file(path), own))
+    missing = [t for t in targets or [] if t not in all_targets]
+    if missing:
+        raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
+    return sources, [units[t] for t in all_targets], all_targets, excluded, hashes
+
+
 def merge_training_inputs(
     inputs: Sequence[str],
     spec: TrainingSpec,
@@ -279,36 +319,13 @@ def merge_training_inputs(
 
     spec = spec.resolved()
     plan = feature_plan(spec)
-    sources, units, all_targets, excluded, hashes = [], {}, [], [], []
-    for name in inputs:
-        path, entry = resolve_input(name)
-        if path == "-" or is_features_file(path):
-            raise ScoremolError(f"{name}: several inputs must be files or data set names (not features or stdin)")
-        chunk = read_input(path, smiles_col, fmt)  # each input read once
-        if targets:
-            own = [t for t in targets if t in chunk.frame.columns]
-        elif entry is not None:
-            own = [entry.target_col]
-        else:
-            raise ScoremolError(f"{name}: name its target column(s) with --target (no data set default)")
-        if not own:
-            raise ScoremolError(f"{name} has none of the targets {', '.join(targets)}")
-        for t in own:
-            units.setdefault(t, entry.units if entry and t == entry.target_col else "")
-            all_targets += [t] if t not in all_targets else []
-        chunk.frame = chunk.frame.copy()
-        excluded += exclude_unusable_targets(chunk.frame, own, name)
-        sources.append(MergeSource(name, chunk, own))
-        hashes.append((sha256_file(path), own))
+    sources, units, all_targets, excluded, hashes = labelled_sources(inputs, targets, smiles_col, fmt)
     if unlabelled is not None:
         path, _ = resolve_input(unlabelled)
         if path == "-" or is_features_file(path):
             raise ScoremolError(f"--unlabelled {unlabelled}: give a molecule file or data set name")
         sources.append(MergeSource(unlabelled, read_input(path), []))
         hashes.append((sha256_file(path), []))
-    missing = [t for t in targets or [] if t not in all_targets]
-    if missing:
-        raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
     key = json.dumps(
         {
             "sources": hashes,
@@ -325,7 +342,7 @@ def merge_training_inputs(
         with atomic_write(merged, "w") as handle:
             chunk.frame.to_csv(handle, index=False)
     data, _ = featurize_input(str(merged), plan.settings, "smiles", "csv")
-    return TrainingJob(spec, data, all_targets, [units[t] for t in all_targets], plan, excluded)
+    return TrainingJob(spec, data, all_targets, units, plan, excluded)
 
 
 def make_configs(

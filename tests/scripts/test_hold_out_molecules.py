@@ -32,3 +32,13 @@ def test_script_samples_labelled_rows_of_data_sets(tmp_path, esol_path):
     esol = pd.read_csv(esol_path).smiles.str.strip().tolist()
     distinct = {molecule_key(s, True) for s in esol} - {None}
     assert len(held) == round(0.1 * len(distinct)) and set(held) <= set(esol)
+
+
+def test_script_never_chooses_a_row_without_its_target(tmp_path):
+    """The molecules are train's merged training molecules: a blank target is no label."""
+    table = tmp_path / "mols.csv"
+    pd.DataFrame({"smiles": ["CCO", "CCN", "CCC", "OCC"], "y": ["1.0", "", "2.0", "3.0"]}).to_csv(table, index=False)
+    out = tmp_path / "held.smi"
+    cmd = [sys.executable, str(ROOT / "scripts" / "hold_out_molecules.py"), str(table), "--target", "y"]
+    subprocess.run([*cmd, "--fraction", "1.0", "-o", str(out)], check=True, capture_output=True, timeout=300)
+    assert out.read_text().split() == ["CCO", "CCC"]  # OCC is CCO; CCN has no label
