@@ -34,6 +34,8 @@ class TrainConfig:
     calibrate: bool = DEFAULTS.calibrate
     #: label weights ~ n_t ** -task_balance across targets (0: every label counts once)
     task_balance: float = DEFAULTS.task_balance
+    #: training molecules the domain's similarity averages over (0: chosen on held-out errors)
+    neighbours: int = DEFAULTS.neighbours
 
     def validate(self) -> None:
         for name in ("epochs", "batch_size", "ensemble"):
@@ -43,6 +45,8 @@ class TrainConfig:
             raise ScoremolError(f"workers must be at least 1, got {self.workers}")
         if not 0.0 <= self.val_fraction < 1.0:
             raise ScoremolError(f"val_fraction must be in [0, 1), got {self.val_fraction}")
+        if self.neighbours < 0:
+            raise ScoremolError(f"neighbours must be 0 (chosen on held-out errors) or more, got {self.neighbours}")
         if self.lr <= 0:
             raise ScoremolError(f"lr must be positive, got {self.lr}")
         if not 0.0 <= self.catboost_weight < 1.0:

@@ -157,7 +157,15 @@ def calibrate_members(
             return fit_blend(full, target_names, rows[positions], config, CALIBRATION_TREES)
 
     calibration, domain, held_out, weights = calibrate(
-        full, rows, y, folds, [m.outputs for m in members], target_scaler, fit_tree, config.catboost_weight
+        full,
+        rows,
+        y,
+        folds,
+        [m.outputs for m in members],
+        target_scaler,
+        fit_tree,
+        config.catboost_weight,
+        config.neighbours,
     )
     for m in members:
         m.outputs = None  # not part of the model

@@ -70,6 +70,7 @@ def calibrate(
     target_scaler: TargetScaler,
     fit_tree: Callable[[np.ndarray], TreeBlend] | None = None,
     default_weight: float = 0.0,
+    neighbours: int = 0,
 ) -> tuple[list[Calibration], Domain, int, list[float] | None]:
     """Calibration per target and the domain, from each member's outputs on every training
     molecule (``outputs[k]``: scaled predictions ``[n, T]`` and embeddings ``[n, d]``).
@@ -78,7 +79,9 @@ def calibrate(
     molecule with none, such as one a student learned from its teacher only, trains but
     neither calibrates nor joins the domain).
     ``fit_tree(train_positions)`` returns the blended trees fitted on those molecules, for
-    blended models. Returns the calibrations, the domain (with its molecules' SMILES), the
+    blended models. ``neighbours``: how many training molecules every similarity averages
+    over (0: each chooses among :data:`NEIGHBOURS` the count that ranks its held-out
+    errors best). Returns the calibrations, the domain (with its molecules' SMILES), the
     number of held-out molecules and, for a blended model, each target's blend weight
     (``default_weight`` where no held-out label can choose one).
     """
@@ -95,7 +98,8 @@ def calibrate(
     known = np.isfinite(y).any(axis=1)  # all but a student's teacher-labelled molecules
     subsets = [None if known.all() else known]
     subsets += [np.isfinite(y[:, t]) for t in range(y.shape[1])] if per_task else []
-    (distance, first_typical), *task_distances = held_out_distances(folds, [e for _, e in outputs], subsets)
+    counts = (int(neighbours),) if neighbours else NEIGHBOURS
+    (distance, first_typical), *task_distances = held_out_distances(folds, [e for _, e in outputs], subsets, counts)
     weights = None
     if blended:
         weights = choose_weights(oof, tree_oof, y, default_weight)
@@ -103,22 +107,22 @@ def calibrate(
         w = np.broadcast_to(np.asarray(weights), y.shape)
         oof = np.where(has, (1 - w) * oof + w * tree_oof, oof)
     residual = y - oof
-    neighbours = _best_ranked(distance, np.abs(residual[:, 0]))
-    similarity = to_similarity(distance[neighbours], 1.0)
-    typical = first_typical[neighbours]
+    chosen = _best_ranked(distance, np.abs(residual[:, 0]))
+    similarity = to_similarity(distance[chosen], 1.0)
+    typical = first_typical[chosen]
     atoms = data.atom_ptr[rows + 1] - data.atom_ptr[rows]
     task_similarity, task_settings = [similarity] * y.shape[1], None
     if per_task:
-        counts = [_best_ranked(d, np.abs(residual[:, t])) for t, (d, _) in enumerate(task_distances)]
-        task_similarity = [to_similarity(d[k], 1.0) for k, (d, _) in zip(counts, task_distances, strict=True)]
-        task_settings = [(k, typical_[k]) for k, (_, typical_) in zip(counts, task_distances, strict=True)]
+        task_counts = [_best_ranked(d, np.abs(residual[:, t])) for t, (d, _) in enumerate(task_distances)]
+        task_similarity = [to_similarity(d[k], 1.0) for k, (d, _) in zip(task_counts, task_distances, strict=True)]
+        task_settings = [(k, typical_[k]) for k, (_, typical_) in zip(task_counts, task_distances, strict=True)]
     calibrations = [
         Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], task_similarity[t], atoms))
         for t in range(y.shape[1])
     ]
     domain = Domain.fit(
         outputs[0][1][known],
-        neighbours,
+        chosen,
         typical,
         similarity[known],
         data.x,
@@ -132,26 +136,29 @@ def calibrate(
 
 
 def held_out_distances(
-    folds: np.ndarray, embeddings: list[torch.Tensor], subsets: Sequence[np.ndarray | None] = (None,)
+    folds: np.ndarray,
+    embeddings: list[torch.Tensor],
+    subsets: Sequence[np.ndarray | None] = (None,),
+    counts: Sequence[int] = NEIGHBOURS,
 ) -> list[tuple[dict[int, np.ndarray], dict[int, float]]]:
     """For each subset of the training molecules (a bool mask ``[n]``, None for all): per
-    neighbour count of :data:`NEIGHBOURS`, each held-out molecule's distance ``[n]`` to the
+    neighbour count of ``counts``, each held-out molecule's distance ``[n]`` to the
     molecules of the subset its member trained on, relative to that member's typical
     held-out distance; and the first member's typical distances (its space serves
     predictions). ``embeddings[k]``: member ``k``'s embeddings of every training molecule
     ``[n, d]``. One product per member serves every subset."""
-    found = [({k: np.full(len(folds), np.nan) for k in NEIGHBOURS}, {}) for _ in subsets]
+    found = [({k: np.full(len(folds), np.nan) for k in counts}, {}) for _ in subsets]
     for k, embedding in enumerate(embeddings[: int(folds.max()) + 1]):  # one member per fold
         held = np.flatnonzero(folds == k)
         trained = np.flatnonzero(folds != k)
         searches = [
             (None if subset is None else np.flatnonzero(subset[trained]), count)
             for subset in subsets
-            for count in NEIGHBOURS
+            for count in counts
         ]
         measured = iter(neighbour_distances(embedding[held], embedding[trained], searches))
         for distance, first_typical in found:
-            for count in NEIGHBOURS:
+            for count in counts:
                 d = next(measured)
                 # each member's space has its own scale: distances relative to its typical one
                 finite = d[np.isfinite(d)]
@@ -163,7 +170,8 @@ def held_out_distances(
 
 
 def _best_ranked(distance: dict[int, np.ndarray], error: np.ndarray) -> int:
-    """The neighbour count whose distances rank the held-out errors best (Spearman)."""
+    """The neighbour count (a key of ``distance``) whose distances rank the held-out errors
+    best (Spearman)."""
     from scipy.stats import spearmanr
 
     def rank_correlation(count: int) -> float:
@@ -172,4 +180,4 @@ def _best_ranked(distance: dict[int, np.ndarray], error: np.ndarray) -> int:
             return -np.inf
         return float(spearmanr(distance[count][keep], error[keep]).statistic)
 
-    return max(NEIGHBOURS, key=rank_correlation)
+    return max(distance, key=rank_correlation)

@@ -113,6 +113,7 @@ _TRAIN_FIELDS = (
     "device",
     "calibrate",
     "task_balance",
+    "neighbours",
 )
 
 

@@ -189,3 +189,19 @@ def test_the_neighbour_count_that_ranks_held_out_errors_best_is_chosen():
     informative, noise = error + rng.normal(0, 0.3, 500), rng.uniform(0, 1, 500)
     assert _best_ranked({1: noise, 10: informative}, error) == 10
     assert _best_ranked({1: informative, 10: noise}, error) == 1
+
+
+@pytest.mark.parametrize("count", [1, 10])
+def test_a_fixed_neighbour_count_is_what_the_domain_searches(esol_data, count):
+    """``neighbours`` fixes the count the held-out errors would otherwise choose; the fast
+    preset fixes 1 (the cheaper search), the default leaves the choice to the data."""
+    from scoremol.nn import ModelConfig
+    from scoremol.spec import TrainingSpec
+    from scoremol.training.fit import train_model
+
+    config = quick_config(epochs=2, ensemble=2, val_fraction=0.0, calibrate=True, neighbours=count)
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), config, rows=np.arange(300))
+    assert model.domain.neighbours == count
+    assert TrainingSpec(preset="fast").resolved().neighbours == 1
+    assert TrainingSpec().resolved().neighbours == 0  # chosen on held-out errors
+    assert TrainingSpec(preset="fast", neighbours=10).resolved().neighbours == 10

@@ -25,7 +25,16 @@ from scoremol.spec import (
 from scoremol.training.setup import feature_plan
 
 #: The fields a preset decides: None until resolved.
-PRESET_FIELDS = ("hidden", "dropout", "descriptors", "epochs", "val_fraction", "ensemble", "blend_catboost")
+PRESET_FIELDS = (
+    "hidden",
+    "dropout",
+    "descriptors",
+    "epochs",
+    "val_fraction",
+    "ensemble",
+    "blend_catboost",
+    "neighbours",
+)
 
 
 def test_presets_decide_the_same_fields():
