@@ -31,7 +31,7 @@ def main() -> None:
     parser.add_argument("--no-standardize", dest="standardize", action="store_false")
     parser.add_argument("-o", "--output", type=Path, required=True)
     args = parser.parse_args()
-    sources = labelled_sources(args.inputs, args.target)[0]
+    sources = labelled_sources(args.inputs, args.target).sources
     merged, _ = merge_sources(sources, args.standardize)  # train's training molecules, one row each
     chosen = sample_molecules(merged.smiles, args.fraction, args.seed, args.standardize)
     args.output.write_text("".join(f"{s}\n" for s in chosen))

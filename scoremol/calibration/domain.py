@@ -9,8 +9,8 @@ data, and it falls towards 0 with distance). ``k`` is one of :data:`NEIGHBOURS`,
 ranks the held-out training molecules' errors best (on the AqSolDB scaffold test, Spearman
 with |error| for 1 / 10 neighbours: default 0.23 / 0.24, fast 0.26 / 0.24), unless training
 fixes it (``neighbours``). One neighbour searches about a fifth faster, but on the drug-like
-scaffold tests it widened the fast model's water intervals until they over-covered (0.935). The search is
-one matrix product per batch (``[B, d] x [d, N]``, ``d`` = the hidden size), which keeps up
+scaffold tests it widened the fast model's water intervals until they over-covered (0.935).
+The search is one matrix product per batch (``[B, d] x [d, N]``, ``d`` = the hidden size), which keeps up
 with the fastest model on 200,000 molecules. The nearest Morgan-fingerprint Tanimoto
 similarity ranks those errors far worse (0.09 for both models) and costs minutes there
 (0.18 us per pair with RDKit's bulk search, 2e9 pairs).

@@ -12,7 +12,7 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -255,14 +255,22 @@ def read_training_input(
     return TrainingJob(spec, data, targets, units, plan, excluded)
 
 
+class LabelledSources(NamedTuple):
+    """Training inputs as merge sources (see :func:`labelled_sources`)."""
+
+    sources: list  # MergeSource per input
+    units: list[str]  # per target, in ``targets`` order
+    targets: list[str]
+    excluded: list  # targets left out as unusable
+    hashes: list  # (content hash, targets) per input: what the merged table is cached under
+
+
 def labelled_sources(
     inputs: Sequence[str], targets: list[str] | None = None, smiles_col: str | None = None, fmt: str | None = None
-) -> tuple[list, list[str], list[str], list[str], list]:
+) -> LabelledSources:
     """Each training input read once as a merge source with the named ``targets`` it has
-    (or its data set's own): the sources, each target's units, the targets in order, the
-    targets left out as unusable, and the inputs' content hashes (what the merged table
-    is cached under). What ``train`` merges, and what ``scripts/hold_out_molecules.py``
-    samples from."""
+    (or its data set's own). What ``train`` merges, and what
+    ``scripts/hold_out_molecules.py`` samples from."""
     from scoremol.data.read import read_input
     from scoremol.data.registry import resolve_input, sha256_file
     from scoremol.featurizers.cache import is_features_file
@@ -292,7 +300,7 @@ def labelled_sources(
     missing = [t for t in targets or [] if t not in all_targets]
     if missing:
         raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
-    return sources, [units[t] for t in all_targets], all_targets, excluded, hashes
+    return LabelledSources(sources, [units[t] for t in all_targets], all_targets, excluded, hashes)
 
 
 def merge_training_inputs(
