@@ -1,7 +1,8 @@
 """The console entry point, kept free of heavy imports.
 
-Importing the command line pulls in torch and PyTorch Geometric (seconds). A Ctrl-C in
-that window must still end with the one-line message and status 130, not a traceback.
+Importing the command line is light (torch loads inside the commands that need it, see
+:func:`scoremol.process.importing`), but a Ctrl-C in that window must still end with the
+one-line message and status 130, not a traceback.
 
 A finished command also leaves quickly: once its work is done and its files are closed,
 tearing down the interpreter (freeing every torch, pandas and RDKit module object one by
@@ -14,10 +15,9 @@ from __future__ import annotations
 
 import atexit
 import os
-import signal
 import sys
 
-from scoremol.process import exit_interrupted, flush_streams
+from scoremol.process import exit_interrupted, flush_streams, importing
 
 
 def exit_code(code: object) -> int:
@@ -42,21 +42,13 @@ def fast_exit(code: object) -> None:
     os._exit(status)
 
 
-def _interrupted_while_importing(signum: int, frame: object) -> None:
-    """Exit at once: nothing is written yet, and a KeyboardInterrupt raised here could
-    unwind through a C++ extension's import (pybind11 then aborts the process, status -6)."""
-    exit_interrupted("scoremol: interrupted", 130)
-
-
 def run() -> None:
     """Import the command line, then run it; an interrupt during the import exits cleanly."""
-    previous = signal.signal(signal.SIGINT, _interrupted_while_importing)
     try:
-        from scoremol.cli import main
-    except KeyboardInterrupt:
+        with importing():
+            from scoremol.cli import main
+    except KeyboardInterrupt:  # one that landed before the handler was set
         exit_interrupted("scoremol: interrupted", 130)
-    finally:
-        signal.signal(signal.SIGINT, previous)
     code: object = 0
     try:
         main()

@@ -4,11 +4,13 @@ how an interrupted command exits (kept free of heavy imports)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 #: When the command started (before the heavy imports), for wall times users can trust.
 STARTED = time.perf_counter()
@@ -41,6 +43,31 @@ class _Terminated(BaseException):
 
 def _terminate(signum, frame) -> None:
     raise _Terminated()
+
+
+def _exit_at_once(signum: int, frame: object) -> None:
+    if signum == signal.SIGTERM:
+        exit_interrupted("scoremol: terminated", 143)
+    exit_interrupted("scoremol: interrupted", 130)
+
+
+@contextlib.contextmanager
+def importing() -> Iterator[None]:
+    """Around a heavy import (torch, the command line): Ctrl-C or SIGTERM exits at once.
+
+    An exception raised inside a C++ extension's import can abort the process (pybind11:
+    status -6) or leave CPython to die by SIGINT after our message; before a command has
+    written anything, exiting on the spot loses nothing. The previous handlers return after.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _exit_at_once) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def run_app(run: Callable[[], object], verbose: Callable[[], bool]) -> None:

@@ -9,6 +9,7 @@ import typer
 
 from scoremol.cli.app import app, console, info, state
 from scoremol.cli.options import dataclass_options
+from scoremol.process import importing
 from scoremol.spec import TrainingSpec
 from scoremol.training.requests import CVPlan, DataColumns
 
@@ -31,9 +32,10 @@ def cv(
     plan: CVPlan,
 ) -> None:
     """Cross-validate a model or baseline: per-fold metrics and mean +/- std."""
-    from scoremol.report.console import FoldTable, TrainingProgress, task_lines, uncertainty_table
-    from scoremol.training.cv import cross_validate, write_outputs
-    from scoremol.training.setup import prepare_training
+    with importing():  # torch: Ctrl-C exits at once
+        from scoremol.report.console import FoldTable, TrainingProgress, task_lines, uncertainty_table
+        from scoremol.training.cv import cross_validate, write_outputs
+        from scoremol.training.setup import prepare_training
 
     job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt)
     spec, data, targets = job.spec, job.data, job.targets

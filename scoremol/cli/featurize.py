@@ -9,6 +9,7 @@ import typer
 
 from scoremol.cli.app import app, console
 from scoremol.cli.options import dataclass_options
+from scoremol.process import importing
 from scoremol.spec import OUTPUT
 from scoremol.training.requests import FeaturizeRequest
 
@@ -34,8 +35,9 @@ def featurize(
 
     A molecule above 400 atoms (or a SMILES above 4,000 characters) gets status too_large.
     """
-    from scoremol.report.console import failed_rows_table, featurize_summary
-    from scoremol.training.featurize import featurize_file
+    with importing():  # torch: Ctrl-C exits at once
+        from scoremol.report.console import failed_rows_table, featurize_summary
+        from scoremol.training.featurize import featurize_file
 
     done = featurize_file(input, output, request)
     failures = failed_rows_table(done.data.status, done.data.reason, done.smiles)

@@ -7,6 +7,7 @@ from rich.console import Console
 from scoremol.cli.app import app, info, load_requested
 from scoremol.cli.options import dataclass_options
 from scoremol.models.request import ExportRequest
+from scoremol.process import importing
 
 
 @app.command()
@@ -22,7 +23,8 @@ def models() -> None:
 @dataclass_options(request=ExportRequest)
 def export(*, request: ExportRequest) -> None:
     """Write a model's networks and blended trees as ONNX files, each checked against PyTorch or CatBoost."""
-    from scoremol.models.onnx import export_onnx
+    with importing():  # torch: Ctrl-C exits at once
+        from scoremol.models.onnx import export_onnx
 
     done = export_onnx(load_requested(request.model)[0], request.output_dir)
     info(f"wrote {len(done.trees) + 1} ONNX file(s) and {done.sidecar} (max difference {done.max_difference:.1e})")

@@ -13,6 +13,7 @@ from scoremol.cli.options import dataclass_options
 from scoremol.errors import ScoremolError
 from scoremol.inference.distributed.request import DistributedRequest
 from scoremol.inference.request import PredictRequest
+from scoremol.process import importing
 
 
 @app.command()
@@ -41,6 +42,7 @@ def predict(
     --workers N runs N local processes; --scheduler runs shards on a Dask cluster (resumable).
     """
     import tempfile
+    from contextlib import ExitStack
     from dataclasses import replace
 
     from scoremol.data.lock import output_lock
@@ -55,10 +57,20 @@ def predict(
         raise ScoremolError("--report applies to single-machine runs; write it afterwards with scoremol report OUTPUT")
     # one writer per output: a second run on the same file or parts folder stops here, at
     # once, before the seconds of importing torch
-    with output_lock(r.output if r.output is not None else cluster.parts_dir):
-        from scoremol.inference.predict import OutputOptions, parse_thresholds
-        from scoremol.report.collect import ReportCollector
-        from scoremol.report.console import Throughput
+    with output_lock(r.output if r.output is not None else cluster.parts_dir), ExitStack() as stack:
+        head = None
+        if not distributed and smiles is None and not r.network_only:
+            from scoremol.inference.head import start_featurizing
+            from scoremol.pretrained import resolve_model
+
+            # featurizing starts now, on another core, while torch imports
+            head = start_featurizing(resolve_model(r.model)[0], path, r.smiles_col, r.fmt, r.chunk_size, r.workers)
+            if head is not None:
+                stack.callback(head.close)
+        with importing():  # torch: Ctrl-C exits at once
+            from scoremol.inference.predict import OutputOptions, parse_thresholds
+            from scoremol.report.collect import ReportCollector
+            from scoremol.report.console import Throughput
 
         trained, model_path = load_requested(r.model, r.network_only)
         options = OutputOptions(r.coverage, parse_thresholds(r.threshold), r.legacy_names, r.ugml)
@@ -95,7 +107,7 @@ def predict(
                     sink = as_sink(out)
                     sink = sink if r.report is None else ReportCollector.for_model(trained, sink, r.report_rows)
                     run = dict(device=resolve_device(r.device), on_chunk=progress.chunk, workers=r.workers)
-                    summary = predict_stream(trained, path, sink, options=options, **run, **settings)
+                    summary = predict_stream(trained, path, sink, options=options, head=head, **run, **settings)
             where = ""
             if r.report is not None:
                 from scoremol.cli.report import write_and_tell

@@ -10,6 +10,7 @@ import typer
 from scoremol.cli.app import app, info, load_requested
 from scoremol.cli.options import dataclass_options
 from scoremol.errors import ScoremolError
+from scoremol.process import importing
 from scoremol.report.request import ExplainRequest, ReportRequest
 
 
@@ -40,9 +41,10 @@ def report(
     Nearest training molecules and atom maps come from --model, or from the default model
     when the file holds its columns.
     """
-    from scoremol.report.collect import ReportCollector
-    from scoremol.report.html import ReportTask
-    from scoremol.report.read import read_predictions
+    with importing():  # torch: Ctrl-C exits at once
+        from scoremol.report.collect import ReportCollector
+        from scoremol.report.html import ReportTask
+        from scoremol.report.read import read_predictions
 
     chunks, labels = read_predictions(predictions)
     trained = load_requested(request.model)[0]
@@ -70,12 +72,13 @@ def explain(
     Each atom is removed in turn and the networks predict again; a blended tree's share,
     read from whole-molecule descriptors, is not given to atoms.
     """
-    from scoremol.data.read import read_input
-    from scoremol.data.registry import resolve_prediction_inputs, target_label
-    from scoremol.device import torch_threads
-    from scoremol.inference.explain import atom_contributions, task_index
-    from scoremol.report.collect import NAME_COLUMNS
-    from scoremol.report.explain_files import write_explanations
+    with importing():  # torch: Ctrl-C exits at once
+        from scoremol.data.read import read_input
+        from scoremol.data.registry import resolve_prediction_inputs, target_label
+        from scoremol.device import torch_threads
+        from scoremol.inference.explain import atom_contributions, task_index
+        from scoremol.report.collect import NAME_COLUMNS
+        from scoremol.report.explain_files import write_explanations
 
     path, smiles = resolve_prediction_inputs(inputs)
     names = None

@@ -9,6 +9,7 @@ import typer
 
 from scoremol.cli.app import app, console, info, state
 from scoremol.cli.options import dataclass_options
+from scoremol.process import importing
 from scoremol.spec import INPUT, OUTPUT, TrainingSpec
 from scoremol.training.requests import DataColumns
 
@@ -50,9 +51,10 @@ def train(
     columns: DataColumns,
 ) -> None:
     """Train a model (networks, a blend, or --arch catboost) and save it as one self-describing file."""
-    from scoremol.models.checkpoint import save_model
-    from scoremol.report.console import TrainingProgress, training_summary
-    from scoremol.training.setup import fit_spec, prepare_training
+    with importing():  # torch: Ctrl-C exits at once
+        from scoremol.models.checkpoint import save_model
+        from scoremol.report.console import TrainingProgress, training_summary
+        from scoremol.training.setup import fit_spec, prepare_training
 
     job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, unlabelled, exclude)
     spec, data = job.spec, job.data

@@ -116,12 +116,18 @@ def iter_chunk_results(
     job: ChunkJob,
     workers: int | None = None,
     min_rows: int = PARALLEL_MIN_ROWS,
+    ready: Iterable[tuple[MoleculeChunk, object]] = (),
 ) -> Iterator[tuple[MoleculeChunk, object]]:
     """``(chunk, result of job on it)`` for every chunk, in order.
 
     A pool starts only once more than ``min_rows`` rows have been seen, so a small input
     is processed in this process; up to ``2 * workers`` chunks are in flight, so the
     consumer (e.g. writing output) overlaps with the work on the next chunks.
+
+    ``ready``: ``(chunk, result)`` pairs that come before ``chunks`` in the input and
+    whose results this process makes itself (e.g. from a
+    :class:`~scoremol.featurizers.head_start.HeadStart`'s features); a lazy iterable,
+    consumed once the pool has its first work.
     """
     workers = default_workers() if workers is None else max(1, workers)
     iterator = iter(chunks)
@@ -133,6 +139,7 @@ def iter_chunk_results(
         if workers > 1 and seen > min_rows:
             break
     else:  # the input fits under the threshold, or one worker: no pool
+        yield from ready
         for chunk in _chain(buffered, iterator):
             yield chunk, job.local(chunk)
         return
@@ -144,10 +151,18 @@ def iter_chunk_results(
         def submit(chunk: MoleculeChunk) -> None:
             pending.append((chunk, [pool.submit(job.remote, bare_chunk(p)) for p in split_chunk(chunk, WORK_ROWS)]))
 
-        for chunk in source:
-            submit(chunk)
-            if len(pending) >= 2 * workers:
-                break
+        def fill() -> None:
+            """Submit chunks until ``2 * workers`` are unfinished (or the input ends)."""
+            while sum(not all(f.done() for f in parts) for _, parts in pending) < 2 * workers:
+                chunk = next(source, None)
+                if chunk is None:
+                    return
+                submit(chunk)
+
+        fill()
+        for item in ready:  # made here, while the pool keeps busy on the next chunks
+            yield item
+            fill()
         for chunk in source:
             done, parts = pending.popleft()
             yield done, job.combine([f.result() for f in parts], done)

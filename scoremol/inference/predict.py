@@ -21,10 +21,12 @@ import pandas as pd
 import torch
 
 from scoremol.data.read import MoleculeChunk, iter_chunks
+from scoremol.device import torch_threads
 from scoremol.errors import ScoremolError
-from scoremol.featurizers.dataset import featurize_chunk
+from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
+from scoremol.featurizers.head_start import HeadStart
 from scoremol.featurizers.molecule import STATUS_OK
-from scoremol.featurizers.parallel import ChunkJob, featurization_job, iter_chunk_results
+from scoremol.featurizers.parallel import PARALLEL_MIN_ROWS, ChunkJob, featurization_job, iter_chunk_results
 from scoremol.inference.output import FrameSink, as_sink
 from scoremol.models.trained import Prediction, TrainedModel
 from scoremol.spec import DEFAULT_COVERAGE
@@ -307,6 +309,7 @@ def predict_stream(
     on_chunk: Callable[[int, int], None] | None = None,
     workers: int | None = None,
     options: OutputOptions | None = None,
+    head: HeadStart | None = None,
 ) -> PredictSummary:
     """Predict every row of ``path`` and write it to ``out`` chunk by chunk (a text stream
     gets CSV; a :class:`~scoremol.inference.output.FrameSink` gets frames, e.g. Parquet).
@@ -314,21 +317,41 @@ def predict_stream(
     Worker processes work on the next chunks while this process writes the current one
     (see :func:`prediction_job`); small inputs stay in one process. ``batch_size``
     defaults to :func:`default_batch_size`.
+
+    ``head``: a head start on ``path`` (:func:`scoremol.inference.head.start_featurizing`,
+    same reading options); this process predicts the rows it featurized, the pool the rest.
     """
     batch_size = batch_size or default_batch_size(device)
-    chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
     job = prediction_job(model, batch_size, device)
-    # closing: a failed write (`| head`) stops the worker pool now, not whenever the
-    # suspended generator happens to be collected
     sink = as_sink(out)
     try:
-        with closing(iter_chunk_results(chunks, job, workers)) as results:
+        if head is None:
+            chunks, ready, min_rows = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size), (), PARALLEL_MIN_ROWS
+        else:
+            done, chunks = head.finish(model.featurizer)
+            ready = _predict_here(model, done, batch_size, device)
+            min_rows = 0 if head.started else PARALLEL_MIN_ROWS  # a large input: the pool takes the rest
+        # closing: a failed write (`| head`) stops the worker pool now, not whenever the
+        # suspended generator happens to be collected
+        with closing(iter_chunk_results(chunks, job, workers, min_rows, ready)) as results:
             summary = _write_predictions(model, results, sink, on_chunk, options)
     finally:
+        if head is not None:
+            head.close()
         sink.close()  # a Parquet file gets its footer (a failed run's file is discarded by its writer)
     if summary.rows == 0:
         raise ScoremolError(f"no data rows in {'standard input' if path == '-' else path}")
     return summary
+
+
+def _predict_here(
+    model: TrainedModel, done: Iterator[tuple[MoleculeChunk, FeaturizedDataset]], batch_size: int, device: str
+) -> Iterator[tuple[MoleculeChunk, Prediction]]:
+    """Predictions for featurized units, made in this process while the pool's workers
+    have the other cores: one torch thread (a second would only spin against them)."""
+    with torch_threads(1):
+        for unit, data in done:
+            yield unit, model.predict(data, batch_size=batch_size, device=device)
 
 
 def conform_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

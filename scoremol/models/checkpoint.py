@@ -26,12 +26,10 @@ from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizerSettings
 from scoremol.models.catboost import TreeBlend
+from scoremol.models.metadata import FORMAT_NAME, FORMAT_VERSION
 from scoremol.models.trained import Member, TrainedModel
 from scoremol.nn import ModelConfig
 from scoremol.version import __version__
-
-FORMAT_NAME = "scoremol-model"
-FORMAT_VERSION = 1
 
 
 def save_model(model: TrainedModel, path: str | Path) -> None:

@@ -1,5 +1,5 @@
-"""The HTML report of predictions: one self-contained, offline page (see :mod:`.html`)."""
+"""The HTML report of predictions: one self-contained, offline page (see :mod:`.html`).
 
-from scoremol.report.html import Neighbour, ReportSummary, ReportTask, select_rows, write_report
-
-__all__ = ["Neighbour", "ReportSummary", "ReportTask", "select_rows", "write_report"]
+Kept empty so that the command line's option classes (:mod:`.request`) import without
+torch: ``scoremol predict`` starts featurizing before torch is loaded.
+"""

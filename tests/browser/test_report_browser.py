@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoremol.report import Neighbour, ReportTask, write_report
+from scoremol.report.html import Neighbour, ReportTask, write_report
 
 CHROMIUM = Path(os.environ.get("SCOREMOL_CHROMIUM", "/usr/bin/chromium"))
 ARGS = [

@@ -81,17 +81,35 @@ def test_ctrl_c_while_importing_the_command_line_exits_without_raising_through_n
     import types
 
     import scoremol.entry as entry
+    from scoremol.process import _exit_at_once
 
     seen = {}
 
     class FakeCli(types.ModuleType):
         def __getattr__(self, name):
-            seen["handler"] = signal.getsignal(signal.SIGINT)
+            seen["handler"] = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
             return lambda: None
 
     monkeypatch.setitem(sys.modules, "scoremol.cli", FakeCli("scoremol.cli"))
     monkeypatch.setattr(entry, "fast_exit", lambda code: seen.setdefault("code", code))
     before = signal.getsignal(signal.SIGINT)
     entry.run()
-    assert seen["handler"] is entry._interrupted_while_importing
+    assert seen["handler"] == (_exit_at_once, _exit_at_once)
     assert signal.getsignal(signal.SIGINT) is before and seen["code"] == 0
+
+
+@pytest.mark.parametrize(("sig", "code", "message"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_a_signal_inside_a_heavy_import_exits_at_once_with_one_line(sig, code, message):
+    """Commands import torch inside :func:`scoremol.process.importing`: a signal there ends the
+    process on the spot (nothing is written yet), not by an exception through native code."""
+    script = (
+        "import os, signal\n"
+        "from scoremol.process import importing\n"
+        "with importing():\n"
+        f"    os.kill(os.getpid(), signal.{sig})\n"
+        "    import time; time.sleep(5)\n"
+        "print('not reached')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == code and proc.stdout == ""
+    assert proc.stderr.strip().splitlines() == [f"scoremol: {message}"]

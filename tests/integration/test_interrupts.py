@@ -151,6 +151,32 @@ def test_ctrl_c_during_predict_leaves_no_output(tiny_model, tmp_path):
     assert "Traceback" not in err and err.strip().splitlines() == ["scoremol: interrupted"]
 
 
+@pytest.mark.slow
+def test_ctrl_c_while_predict_starts_leaves_no_helper_behind(tmp_path):
+    """predict forks a featurizing helper before it imports torch. Ctrl-C as soon as the
+    helper works (torch is then usually still importing) exits 130, and the helper goes too."""
+    src = _smi(tmp_path / "big.smi", 40_000)
+    proc = _start(["predict", str(src), "--model", "fast", "-o", str(tmp_path / "p.csv")], tmp_path, True)
+    try:
+        helpers = _wait_for_workers(proc)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=120)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() for pid in helpers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [pid for pid in helpers if Path(f"/proc/{pid}").exists()]
+    finally:  # a helper left behind holds the pipes open: end the whole group before reading them
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        err = proc.communicate()[1]
+    assert not left, "helper processes left behind"
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == "scoremol: interrupted" and "Traceback" not in err
+    assert not (tmp_path / "p.csv").exists()
+
+
 @pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
 def test_signals_during_featurize_leave_no_output(sig, code, tmp_path):
     """The signal goes out as soon as the pool runs. 40,000 molecules keep two workers busy

@@ -97,3 +97,19 @@ def test_save_is_atomic(tiny_model, tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         save_model(model, target)
     assert target.read_bytes() == b"previous" and sorted(p.name for p in tmp_path.iterdir()) == ["m.pt"]
+
+
+def test_metadata_reads_without_torch_as_load_model_sees_it(tiny_model, tmp_path):
+    from scoremol.models.metadata import read_metadata
+    from scoremol.pretrained import bundled_model_path
+
+    model, path = tiny_model
+    meta = read_metadata(path)
+    assert meta["featurizer"] == model.featurizer.to_dict() and meta["targets"] == model.target_names
+    fast = bundled_model_path("fast")
+    assert read_metadata(fast)["featurizer"] == load_model(fast).featurizer.to_dict()
+    (tmp_path / "text.pt").write_text("not a model")
+    zipped = tmp_path / "other.pt"
+    torch.save({"weights": torch.zeros(2), "note": "meta"}, zipped)  # 'meta' as a value, not a key
+    assert read_metadata(tmp_path / "text.pt") is None and read_metadata(zipped) is None
+    assert read_metadata(tmp_path / "missing.pt") is None

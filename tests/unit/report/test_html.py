@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoremol.report import Neighbour, ReportSummary, ReportTask, select_rows, write_report
-from scoremol.report.html import embed_json
+from scoremol.report.html import Neighbour, ReportSummary, ReportTask, embed_json, select_rows, write_report
 
 XSS_NAME = "<img src=x onerror=alert(1)>"
 SCRIPT_NAME = "</script><script>alert(2)</script>"
