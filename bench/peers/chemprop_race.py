@@ -1,7 +1,7 @@
 """scoremol vs chemprop 2.x, same sitting, same machine, same shared ESOL folds.
 
 Run: SCOREMOL_DATA=../shared/data python bench/peers/chemprop_race.py [--venv DIR] [--folds 0 1 2 3 4]
-     [--predict-rows 20000] [--skip-install]
+     [--predict-rows 20000] [--skip-install] [--predict-repeats 3] [--bundled fast]
 
 1. Installs chemprop (2.x, with the same pinned CPU torch) into its own throwaway virtual
    environment (default /tmp/scoremol-chemprop-venv); nothing touches scoremol's environment.
@@ -12,7 +12,8 @@ Run: SCOREMOL_DATA=../shared/data python bench/peers/chemprop_race.py [--venv DI
    and scores both on the test fold. Both run as command lines in fresh processes with the
    same thread count, so start-up costs count for both. Training runs are timed without
    memory sampling (reading PSS costs CPU that would be taken from the timed command).
-3. Predicts 20,000 SMILES (the shared sets repeated) with the fold-0 model of each tool.
+3. Predicts 20,000 SMILES (the shared sets repeated) with the fold-0 model of each tool
+   and any ``--bundled`` scoremol models, one run of each in turn (``--predict-repeats``).
 Prints per-fold RMSE and train seconds, prediction molecules/s and peak memory, and the
 ratios scoremol/chemprop.
 """
@@ -61,6 +62,10 @@ def main() -> None:
     parser.add_argument("--predict-rows", type=int, default=20_000)
     parser.add_argument("--skip-install", action="store_true")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--predict-repeats", type=int, default=3)
+    parser.add_argument(
+        "--bundled", nargs="*", default=[], help="bundled models also predicting the 20,000 SMILES, e.g. fast"
+    )
     parser.add_argument(
         "--scoremol-args",
         default="",
@@ -211,56 +216,61 @@ def main() -> None:
         big = tmp / "predict.csv"
         pd.DataFrame({"smiles": [smiles[i % len(smiles)] for i in range(args.predict_rows)]}).to_csv(big, index=False)
         cp_model, sm_model = models[args.folds[0]]
-        cp_runs = [
-            run_measured(
-                [
-                    str(chemprop),
-                    "predict",
-                    "-i",
-                    str(big),
-                    "-s",
-                    "smiles",
-                    "--model-paths",
-                    str(cp_model),
-                    "-o",
-                    str(tmp / "cp_big.csv"),
-                    "--num-workers",
-                    "0",
-                    "--accelerator",
-                    "cpu",
-                    "--devices",
-                    "1",
-                ],
-                env=env,
-            )
-            for _ in range(3)
-        ]
-        sm_runs = [
-            run_measured(
-                [
-                    sys.executable,
-                    "-m",
-                    "scoremol",
-                    "-q",
-                    "predict",
-                    str(big),
-                    "--model",
-                    str(sm_model),
-                    "-o",
-                    str(tmp / "sm_big.csv"),
-                ],
-                env=env,
-            )
-            for _ in range(3)
-        ]
+        commands = {
+            "chemprop": [
+                str(chemprop),
+                "predict",
+                "-i",
+                str(big),
+                "-s",
+                "smiles",
+                "--model-paths",
+                str(cp_model),
+                "-o",
+                str(tmp / "cp_big.csv"),
+                "--num-workers",
+                "0",
+                "--accelerator",
+                "cpu",
+                "--devices",
+                "1",
+            ],
+        }
+        for name, model in [("scoremol", str(sm_model))] + [(f"scoremol --model {m}", m) for m in args.bundled]:
+            out = tmp / f"sm_big_{len(commands)}.csv"
+            commands[name] = [
+                sys.executable,
+                "-m",
+                "scoremol",
+                "-q",
+                "predict",
+                str(big),
+                "--model",
+                model,
+                "-o",
+                str(out),
+            ]
+        # one run of each in turn, so a slower stretch of the machine hits every tool alike
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        for _ in range(args.predict_repeats):
+            for name, command in commands.items():
+                runs[name].append(run_measured(command, env=env))
         n = args.predict_rows
-        cp_t, sm_t = statistics.median(s for s, _ in cp_runs), statistics.median(s for s, _ in sm_runs)
-        cp_m, sm_m = max(m for _, m in cp_runs), max(m for _, m in sm_runs)
-        print(
-            f"\npredict {n:,} SMILES (median of 3): chemprop {n / cp_t:,.0f} mol/s, peak {cp_m:,.0f} MiB | "
-            f"scoremol {n / sm_t:,.0f} mol/s, peak {sm_m:,.0f} MiB"
-            f" | throughput ratio scoremol/chemprop {cp_t / sm_t:.2f}"
-        )
+        cp_t = statistics.median(s for s, _ in runs["chemprop"])
+        print(f"\npredict {n:,} SMILES (median of {args.predict_repeats}, runs interleaved):")
+        for name, measured in runs.items():
+            t = statistics.median(s for s, _ in measured)
+            ratios = [c / s for (c, _), (s, _) in zip(runs["chemprop"], measured)]
+            print(
+                f"  {name}: {n / t:,.0f} mol/s, peak {max(m for _, m in measured):,.0f} MiB, "
+                f"runs {' '.join(f'{s:.1f}' for s, _ in measured)} s"
+                + (
+                    ""
+                    if name == "chemprop"
+                    else f" | throughput ratio to chemprop {cp_t / t:.2f}"
+                    f" (per interleaved pair: median {statistics.median(ratios):.2f})"
+                )
+            )
 
 
 if __name__ == "__main__":
