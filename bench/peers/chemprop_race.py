@@ -40,6 +40,8 @@ from scoremol.data.registry import resolve  # noqa: E402
 TARGET = "measured log solubility in mols per litre"
 CHEMPROP = "chemprop==2.3.1"
 TORCH = "torch>=2.4,<=2.13.0"
+#: chemprop on the CPU, in its own process (no data-loader workers), as scoremol is timed
+ON_ONE_CPU = ["--num-workers", "0", "--accelerator", "cpu", "--devices", "1"]
 
 
 def ensure_chemprop(venv: Path, skip_install: bool) -> Path:
@@ -113,12 +115,7 @@ def main() -> None:
                     str(splits),
                     "-o",
                     str(out_dir),
-                    "--num-workers",
-                    "0",
-                    "--accelerator",
-                    "cpu",
-                    "--devices",
-                    "1",
+                    *ON_ONE_CPU,
                 ],
                 env=env,
                 sample_memory=False,
@@ -137,12 +134,7 @@ def main() -> None:
                     str(cp_model),
                     "-o",
                     str(cp_pred_csv),
-                    "--num-workers",
-                    "0",
-                    "--accelerator",
-                    "cpu",
-                    "--devices",
-                    "1",
+                    *ON_ONE_CPU,
                 ],
                 env=env,
             )
@@ -228,12 +220,7 @@ def main() -> None:
                 str(cp_model),
                 "-o",
                 str(tmp / "cp_big.csv"),
-                "--num-workers",
-                "0",
-                "--accelerator",
-                "cpu",
-                "--devices",
-                "1",
+                *ON_ONE_CPU,
             ],
         }
         for name, model in [("scoremol", str(sm_model))] + [(f"scoremol --model {m}", m) for m in args.bundled]:
