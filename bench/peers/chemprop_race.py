@@ -237,11 +237,14 @@ def main() -> None:
                 "-o",
                 str(out),
             ]
-        # one run of each in turn, so a slower stretch of the machine hits every tool alike
+        # one run of each in turn, so a slower stretch of the machine hits every tool alike; timed
+        # runs do not sample memory (reading PSS takes CPU from the command, most from a short
+        # run of several processes), one more run of each measures the peak
         runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(args.predict_repeats):
             for name, command in commands.items():
-                runs[name].append(run_measured(command, env=env))
+                runs[name].append(run_measured(command, env=env, sample_memory=False))
+        peaks = {name: run_measured(command, env=env)[1] for name, command in commands.items()}
         n = args.predict_rows
         cp_t = statistics.median(s for s, _ in runs["chemprop"])
         print(f"\npredict {n:,} SMILES (median of {args.predict_repeats}, runs interleaved):")
@@ -249,7 +252,7 @@ def main() -> None:
             t = statistics.median(s for s, _ in measured)
             ratios = [c / s for (c, _), (s, _) in zip(runs["chemprop"], measured)]
             print(
-                f"  {name}: {n / t:,.0f} mol/s, peak {max(m for _, m in measured):,.0f} MiB, "
+                f"  {name}: {n / t:,.0f} mol/s, peak {peaks[name]:,.0f} MiB (a separate run), "
                 f"runs {' '.join(f'{s:.1f}' for s, _ in measured)} s"
                 + (
                     ""
