@@ -37,6 +37,11 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def worker_count(requested: int | None) -> int:
+    """The processes to use for a ``workers`` argument: :func:`default_workers` for None, else at least 1."""
+    return default_workers() if requested is None else max(1, requested)
+
+
 @contextmanager
 def signals_held() -> Iterator[None]:
     """Hold Ctrl-C and SIGTERM while this process forks, and raise them right after.

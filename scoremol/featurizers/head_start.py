@@ -61,9 +61,10 @@ class HeadStart:
             seen += len(chunk)
             if seen >= rows:
                 break
-        self._units = [u for c in self._buffered for u in split_chunk(c, unit_rows)]
+        self._units: list[MoleculeChunk] = []
         self._process: multiprocessing.process.BaseProcess | None = None
         if workers > 1 and seen > min_rows:
+            self._units = [u for c in self._buffered for u in split_chunk(c, unit_rows)]
             self._start()
 
     @property

@@ -27,7 +27,7 @@ import pandas as pd
 
 from scoremol.data.read import MoleculeChunk
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings, featurize_chunk
-from scoremol.pool import WorkerPool, default_workers
+from scoremol.pool import WorkerPool, worker_count
 
 Part = TypeVar("Part")
 Result = TypeVar("Result")
@@ -129,7 +129,7 @@ def iter_chunk_results(
     :class:`~scoremol.featurizers.head_start.HeadStart`'s features); a lazy iterable,
     consumed once the pool has its first work.
     """
-    workers = default_workers() if workers is None else max(1, workers)
+    workers = worker_count(workers)
     iterator = iter(chunks)
     buffered: list[MoleculeChunk] = []
     seen = 0
@@ -199,7 +199,7 @@ def featurize_all(
     chunk: MoleculeChunk, settings: FeaturizerSettings, workers: int | None = None, min_rows: int = PARALLEL_MIN_ROWS
 ) -> FeaturizedDataset:
     """Featurize one (possibly large) chunk, in parallel when it is large enough."""
-    workers = default_workers() if workers is None else max(1, workers)
+    workers = worker_count(workers)
     if workers == 1 or len(chunk) <= min_rows:
         return featurize_chunk(chunk, settings)
     parts = [data for _, data in iter_featurized(split_chunk(chunk, WORK_ROWS), settings, workers, min_rows=0)]

@@ -14,7 +14,7 @@ from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizerSettings
 from scoremol.featurizers.head_start import HeadStart
 from scoremol.models.metadata import read_metadata
-from scoremol.pool import default_workers
+from scoremol.pool import worker_count
 
 
 def start_featurizing(
@@ -40,4 +40,4 @@ def start_featurizing(
     if not settings.compatible_with_code():
         return None
     chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
-    return HeadStart(chunks, settings, default_workers() if workers is None else max(1, workers))
+    return HeadStart(chunks, settings, worker_count(workers))

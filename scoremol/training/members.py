@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import torch
 
-from scoremol.pool import WorkerPool, default_workers
+from scoremol.pool import WorkerPool, worker_count
 
 #: What the forked workers inherit: set just before the pool starts, cleared after.
 _SHARED: dict[str, Any] = {}
@@ -39,7 +39,7 @@ def member_plan(ensemble: int, device: str = "cpu", cpus: int | None = None) -> 
     One member per core while there are members for every core; a lone member (or a GPU,
     which forked processes cannot share) trains in this process with all the cores.
     """
-    cpus = default_workers() if cpus is None else max(1, cpus)
+    cpus = worker_count(cpus)
     if device != "cpu":
         return MemberPlan(1, torch.get_num_threads())
     processes = max(1, min(ensemble, cpus))
