@@ -33,7 +33,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "val_fraction": 0.0,
         "ensemble": 4,
         "blend_catboost": 0.4,
-        "neighbours": 0,  # the domain's neighbour count: chosen on held-out errors
     },
     # five networks, up to 150 epochs each with early stopping on a held-out tenth,
     # blended with the same tree: ESOL 5-fold RMSE 0.514, minutes per fit
@@ -45,7 +44,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "val_fraction": 0.1,
         "ensemble": 5,
         "blend_catboost": 0.4,
-        "neighbours": 0,
     },
     # one small graph-only network, 60 epochs (on nine tenths of the molecules when it
     # calibrates, on all of them with calibrate=False: ESOL 0.575 / 0.559),
@@ -58,7 +56,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         "val_fraction": 0.0,
         "ensemble": 1,
         "blend_catboost": 0.0,
-        "neighbours": 0,
     },
 }
 DEFAULT_PRESET = "default"
@@ -169,8 +166,8 @@ class TrainingSpec:
         "applicability domain; --no-calibrate trains every member on everything and predicts without intervals.",
         TRAINING,
     )
-    neighbours: int | None = option(
-        None,
+    neighbours: int = option(
+        0,
         "Training molecules the domain's similarity averages over, e.g. 1 or 10 (0: whichever of 1 and 10 ranks "
         "the held-out errors better).",
         TRAINING,

@@ -33,7 +33,6 @@ PRESET_FIELDS = (
     "val_fraction",
     "ensemble",
     "blend_catboost",
-    "neighbours",
 )
 
 
