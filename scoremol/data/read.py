@@ -11,10 +11,8 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import BinaryIO
 
 import pandas as pd
@@ -22,6 +20,13 @@ from rdkit import Chem
 
 from scoremol.data.chunk import SMILES_NAMES, MoleculeChunk, check_header, find_smiles_column, smiles_chunk
 from scoremol.data.parquet import PYARROW_HINT, iter_parquet, open_parquet, parquet_module
+from scoremol.data.stream import (
+    DECOMPRESSION_ERRORS,
+    PrefixedStream,
+    open_binary,
+    text_input,
+    without_compression_suffix,
+)
 from scoremol.errors import ScoremolError
 
 __all__ = [
@@ -81,39 +86,7 @@ def detect_format(path: str, fmt: str | None = None) -> str | None:
         return fmt
     if path == "-":
         return None
-    return _EXTENSIONS.get(Path(path).suffix.lower())
-
-
-class PrefixedStream(io.RawIOBase):
-    """A byte stream that replays bytes already read (for sniffing stdin) before the rest."""
-
-    def __init__(self, prefix: bytes, rest: BinaryIO) -> None:
-        self._prefix = prefix
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        if self._prefix:
-            n = min(len(buffer), len(self._prefix))
-            buffer[:n] = self._prefix[:n]
-            self._prefix = self._prefix[n:]
-            return n
-        data = self._rest.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
-
-
-def _open_binary(path: str) -> BinaryIO:
-    if path == "-":
-        return sys.stdin.buffer
-    p = Path(path)
-    if not p.exists():
-        raise ScoremolError(f"input file not found: {path}")
-    if p.is_dir():
-        raise ScoremolError(f"input is a directory, not a file: {path}")
-    return open(p, "rb")
+    return _EXTENSIONS.get(without_compression_suffix(path).suffix.lower())
 
 
 def sniff_format(first_line: bytes, smiles_col: str | None) -> str:
@@ -274,30 +247,42 @@ def iter_chunks(
 ) -> Iterator[MoleculeChunk]:
     """Stream the rows of an input as :class:`MoleculeChunk` blocks, in order."""
     kind = detect_format(path, fmt)
-    stream = _open_binary(path)
+    stream = open_binary(path)
     with contextlib.ExitStack() as stack:
         if path != "-":
             stack.enter_context(stream)
-        if kind is None:
-            first = stream.readline()
-            if not first:
-                raise ScoremolError("input is empty")
-            kind = sniff_format(first, smiles_col)
-            stream = io.BufferedReader(PrefixedStream(first, stream))
         if kind == "parquet":
             if path == "-":
                 raise ScoremolError("Parquet input must be a file, not standard input")
             yield from iter_parquet(path, smiles_col, chunk_size)
-        elif kind == "sdf":
-            if smiles_col is not None:
-                raise ScoremolError("smiles_col does not apply to SDF input")
-            yield from iter_sdf(stream, chunk_size)
-        elif kind == "smi":
-            if smiles_col not in (None, "smiles"):
-                raise ScoremolError("smiles_col does not apply to .smi input (SMILES is the first field)")
-            yield from iter_smi(stream, chunk_size)
-        else:
-            yield from iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
+            return
+        stream, compression = text_input(stream)
+        try:
+            yield from _iter_text(stream, kind, smiles_col, chunk_size)
+        except DECOMPRESSION_ERRORS as exc:
+            if compression is None:
+                raise
+            raise ScoremolError(f"{compression} input could not be read: {exc}") from exc
+
+
+def _iter_text(stream: BinaryIO, kind: str | None, smiles_col: str | None, chunk_size: int) -> Iterator[MoleculeChunk]:
+    """The rows of a text input (CSV, TSV, SMI or SDF; None: sniffed from its first line)."""
+    if kind is None:
+        first = stream.readline()
+        if not first:
+            raise ScoremolError("input is empty")
+        kind = sniff_format(first, smiles_col)
+        stream = io.BufferedReader(PrefixedStream(first, stream))
+    if kind == "sdf":
+        if smiles_col is not None:
+            raise ScoremolError("smiles_col does not apply to SDF input")
+        yield from iter_sdf(stream, chunk_size)
+    elif kind == "smi":
+        if smiles_col not in (None, "smiles"):
+            raise ScoremolError("smiles_col does not apply to .smi input (SMILES is the first field)")
+        yield from iter_smi(stream, chunk_size)
+    else:
+        yield from iter_table(stream, "," if kind == "csv" else "\t", smiles_col, chunk_size)
 
 
 def read_input(path: str, smiles_col: str | None = None, fmt: str | None = None) -> MoleculeChunk:

@@ -40,6 +40,7 @@ from scoremol.data.read import (
     open_parquet,
     sniff_format,
 )
+from scoremol.data.stream import compression_of
 from scoremol.errors import ScoremolError
 
 #: Rows per shard unless told otherwise: about half a minute of work for the fast model on one core.
@@ -136,6 +137,14 @@ def check_input(path: str, smiles_col: str | None, fmt: str | None) -> None:
     (no file, no SMILES column, no data rows), before any worker starts."""
     if path == "-":
         raise ScoremolError("distributed prediction reads a file, not standard input")
+    if Path(path).is_file():
+        with open(path, "rb") as handle:
+            compressed = compression_of(handle.read(8))
+        if compressed is not None:  # byte ranges of a compressed file are no rows
+            raise ScoremolError(
+                f"a {compressed}-compressed input cannot be cut into shards; decompress it first, "
+                "or predict it without a scheduler"
+            )
     with closing(iter_chunks(path, smiles_col, fmt, chunk_size=1)) as chunks:
         if next(chunks, None) is None:
             raise ScoremolError(f"no data rows in {path}")

@@ -3,6 +3,7 @@ models, output columns, and one-line errors that leave no output file."""
 
 from __future__ import annotations
 
+import gzip
 import io
 
 import numpy as np
@@ -148,3 +149,19 @@ def test_failed_predict_keeps_the_previous_file(tiny_model, tmp_path):
     assert code == 1 and "input is empty" in err
     assert out.read_text() == "previous results\n"
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_compressed_library_predicts_as_the_plain_file(tiny_model, tmp_path):
+    _, model_path = tiny_model
+    packed = tmp_path / "library.smi.gz"
+    packed.write_bytes(gzip.compress(EXAMPLES.read_bytes()))
+    plain, _, code = run_cli("predict", str(EXAMPLES), "--model", str(model_path))
+    assert code == 0
+    out, err, code = run_cli("predict", str(packed), "--model", str(model_path))
+    assert code == 0, err
+    assert out == plain and len(_frame(out)) == len(EXAMPLES.read_text().splitlines())
+    workbook = tmp_path / "library.xlsx"
+    workbook.write_bytes(b"PK\x03\x04" + bytes(60))
+    out, err, code = run_cli("predict", str(workbook), "--model", str(model_path), "-o", str(tmp_path / "o.csv"))
+    assert code == 1 and out == "" and not (tmp_path / "o.csv").exists()
+    assert err.strip() == "scoremol: error: input is a ZIP archive (an Excel workbook is one); export the table as CSV"

@@ -3,6 +3,8 @@ read one after the other they give exactly the rows of the whole file, each once
 
 from __future__ import annotations
 
+import gzip
+
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -117,6 +119,10 @@ def test_input_errors_come_before_any_shard(tmp_path):
         plan_shards(str(table))
     with pytest.raises(ScoremolError, match="not standard input"):
         plan_shards("-")
+    packed = tmp_path / "lib.smi.gz"
+    packed.write_bytes(gzip.compress(b"CCO\nCCN\n"))  # byte ranges of it are no rows
+    with pytest.raises(ScoremolError, match="gzip-compressed input cannot be cut into shards; decompress it first"):
+        plan_shards(str(packed))
 
 
 def _sdf(tmp_path, n: int, broken: set[int]) -> tuple:
