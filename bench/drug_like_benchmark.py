@@ -3,7 +3,7 @@
 Run: python bench/drug_like_benchmark.py
      [--systems multitask distilled distilled-unseen single catboost chemprop chemprop-mt admet-ai]
      [--seeds 0 1 2] [--option task_balance=0.5 ...] [--biogen-units ugml|molar]
-     [--save-models DIR] [--unlabelled FILE] [--aux-biogen]
+     [--save-models DIR] [--unlabelled FILE] [--aux-biogen] [--aux-freesolv]
      [--chemprop-venv DIR] [--admet-venv DIR] [--out bench/results/drug_like_<date>.csv]
 
 Tasks and their scaffold splits: AqSolDB (``aqsoldb_split.csv``), Biogen solubility at pH 6.8
@@ -29,6 +29,7 @@ molecules its teacher never saw.
 ``--aux-biogen``: the multi-task systems also learn Biogen's other five assays (liver
 microsome clearance, MDR1-MDCK efflux, plasma protein binding) on every Biogen molecule that
 is no test molecule; they are trained on, never scored.
+``--aux-freesolv``: the same with FreeSolv's hydration free energy (kcal/mol).
 Rows are appended to the CSV, one per system, seed and task.
 """
 
@@ -120,15 +121,19 @@ BIOGEN_AUX = {
 }
 
 
-def biogen_aux_tasks(test: dict) -> dict:
-    """Training frames (``smiles``, ``y``) of Biogen's other assays, without any test
-    molecule of any task."""
-    frame = pd.read_csv(resolve("biogen"))
+#: FreeSolv's hydration free energy: a training-only task for ``--aux-freesolv``
+FREESOLV_AUX = {"dG_hyd": "expt"}
+
+
+def aux_tasks(name: str, columns: dict[str, str], smiles_col: str, test: dict) -> dict:
+    """Training frames (``smiles``, ``y``) of data set ``name``'s ``columns`` (label ->
+    column), without any test molecule of any task."""
+    frame = pd.read_csv(resolve(name))
     test_keys = {k for t in test.values() for k in map(parent_key, t.smiles) if k}
-    smiles = frame["SMILES"].astype(str).str.strip()
+    smiles = frame[smiles_col].astype(str).str.strip()
     keep = np.array([(k := parent_key(s)) is not None and k not in test_keys for s in smiles])
     out = {}
-    for label, column in BIOGEN_AUX.items():
+    for label, column in columns.items():
         rows = keep & np.isfinite(frame[column].to_numpy(dtype=float))
         out[label] = pd.DataFrame({"smiles": smiles[rows].to_numpy(), "y": frame.loc[rows, column].to_numpy(float)})
     return out
@@ -320,6 +325,7 @@ def main() -> None:
     )
     parser.add_argument("--unlabelled", type=Path, help="distilled: molecules for the teacher to label")
     parser.add_argument("--aux-biogen", action="store_true", help="multi-task: also learn Biogen's other assays")
+    parser.add_argument("--aux-freesolv", action="store_true", help="multi-task: also learn FreeSolv")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / f"drug_like_{datetime.date.today()}.csv"
     )
@@ -328,7 +334,11 @@ def main() -> None:
     options = parse_options(args.option)
     train, test, counts = load_tasks(args.biogen_units)
     print(f"removed from training (test molecules of any task): {json.dumps(counts)}", flush=True)
-    learn = {**train, **biogen_aux_tasks(test)} if args.aux_biogen else train  # scored tasks first
+    learn = dict(train)  # scored tasks first, then training-only ones
+    if args.aux_biogen:
+        learn.update(aux_tasks("biogen", BIOGEN_AUX, "SMILES", test))
+    if args.aux_freesolv:
+        learn.update(aux_tasks("freesolv", FREESOLV_AUX, "smiles", test))
 
     def record(system: str, seed: int, rows: list[dict]) -> None:
         for row in rows:

@@ -38,6 +38,7 @@ _NOT_TEXT = {
     b"\x28\xb5\x2f\xfd": "zstd-compressed; decompress it first (zstd -d) or use gzip, bzip2 or xz",
     b"PAR1": "a Parquet file; name it .parquet or pass the format (--format parquet)",
 }
+_MAGIC_NUMBERS = (*_DECOMPRESSORS, *_NOT_TEXT)
 #: What a broken compressed stream raises while it is read.
 DECOMPRESSION_ERRORS = (EOFError, OSError, lzma.LZMAError)
 
@@ -76,10 +77,13 @@ def open_binary(path: str) -> BinaryIO:
 
 
 def peek(stream: BinaryIO, size: int = SNIFF_BYTES) -> tuple[bytes, BinaryIO]:
-    """Up to ``size`` leading bytes of ``stream``, and a stream that still yields them."""
+    """The leading bytes of ``stream`` that are there at once (up to ``size``), and a stream
+    that still yields them. It waits for more only while they could still begin one of the
+    magic numbers looked for, so a pipe that sends a line at a time is not held up."""
+    read = getattr(stream, "read1", stream.read)
     head = b""
-    while len(head) < size:
-        more = stream.read(size - len(head))
+    while any(len(head) < len(magic) and magic.startswith(head) for magic in _MAGIC_NUMBERS):
+        more = read(size - len(head))
         if not more:
             break
         head += more

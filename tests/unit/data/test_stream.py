@@ -101,3 +101,25 @@ def test_text_input_names_the_compression():
         assert stream.read() == b"CCO\n" and kind == compression_of(head)
     stream, kind = text_input(io.BytesIO(b"CCO\n"))
     assert stream.read() == b"CCO\n" and kind is None and compression_of(b"CCO") is None
+
+
+class _Pipe(io.RawIOBase):
+    """A pipe whose writer sent ``first`` and has not sent more yet: reading on blocks."""
+
+    def __init__(self, first: bytes) -> None:
+        self.parts = [first]
+
+    def readable(self) -> bool:
+        return True
+
+    def read1(self, size: int = -1) -> bytes:
+        if not self.parts:
+            raise AssertionError("waited for more input than a format check needs")
+        return self.parts.pop(0)
+
+
+def test_a_pipe_is_not_held_up_for_more_than_its_first_line():
+    stream, kind = text_input(_Pipe(b"CCO ethanol\n"))
+    assert kind is None and stream.readline() == b"CCO ethanol\n"
+    with pytest.raises(AssertionError, match="waited"):  # one byte could still begin a gzip header
+        text_input(_Pipe(b"\x1f"))
