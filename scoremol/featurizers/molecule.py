@@ -139,12 +139,28 @@ def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
             None, STATUS_TOO_LARGE, f"SMILES of {len(text):,} characters, above the limit of {MAX_SMILES_CHARS:,}"
         )
     try:
-        mol = Chem.MolFromSmiles(text)
+        mol = _parse_plain(text) if "[" not in text and is_plain_smiles(text) else Chem.MolFromSmiles(text)
     except Exception as exc:  # RDKit raises on a few pathological inputs
         return ParsedMolecule(None, STATUS_INVALID, f"RDKit error: {exc}".splitlines()[0])
     if mol is None:
         return ParsedMolecule(None, STATUS_INVALID, "invalid SMILES (RDKit could not parse it)")
     return finish_molecule(mol, standardize, smiles=text)
+
+
+def _parse_plain(text: str) -> Chem.Mol | None:
+    """Parse and sanitize a SMILES with no bracket atoms and no stereo or dative marks
+    (None when RDKit cannot). ``MolFromSmiles`` would also perceive stereo and remove
+    explicit hydrogens, which such a SMILES cannot have: skipping them gives the same
+    molecule (tests compare both routes on the shared sets) about 15 us sooner, a fifth
+    of parsing a drug-like molecule."""
+    mol = Chem.MolFromSmiles(text, sanitize=False)
+    if mol is None:
+        return None
+    try:
+        Chem.SanitizeMol(mol)
+    except Exception:  # bad valence or aromaticity: what MolFromSmiles returns None for
+        return None
+    return mol
 
 
 #: Elements of typical organic molecules: one with only these needs no further check.

@@ -281,6 +281,52 @@ def test_known_traits_route_matches_the_full_route_on_every_shared_molecule():
     assert min(skipped.values()) > 0.6 * checked  # the fast routes are the common case
 
 
+def _molecule_as_rdkit_sees_it(mol: Chem.Mol) -> tuple:
+    """Everything featurization or descriptors could read from a molecule."""
+    atoms = [
+        (a.GetAtomicNum(), a.GetDegree(), a.GetFormalCharge(), a.GetTotalNumHs(), a.GetNumExplicitHs())
+        + (a.GetHybridization(), a.GetChiralTag(), a.GetIsAromatic(), a.IsInRing(), a.GetNumRadicalElectrons())
+        for a in mol.GetAtoms()
+    ]
+    bonds = [
+        (b.GetBeginAtomIdx(), b.GetEndAtomIdx(), b.GetBondType(), b.GetStereo(), b.GetBondDir())
+        + (b.GetIsConjugated(), b.GetIsAromatic(), b.IsInRing())
+        for b in mol.GetBonds()
+    ]
+    rings = mol.GetRingInfo()
+    return Chem.MolToSmiles(mol), atoms, bonds, rings.AtomRings(), rings.BondRings()
+
+
+def test_plain_smiles_parse_to_the_molecule_molfromsmiles_gives():
+    """Plain SMILES skip MolFromSmiles's stereo perception and hydrogen removal; that is
+    only sound if the molecule comes out the same, and a SMILES RDKit rejects is still
+    rejected (bad valence, aromaticity that cannot be kekulized, syntax)."""
+    import pandas as pd
+
+    from scoremol.data.registry import resolve
+    from scoremol.featurizers.molecule import _parse_plain
+
+    smiles = _shared_and_tricky_smiles() + pd.read_csv(resolve("aqsoldb"))["SMILES"].astype(str).tolist()
+    smiles += pd.read_csv(resolve("biogen"))["SMILES"].astype(str).tolist()
+    smiles += ["C(C)(C)(C)(C)C", "c1cccc1", "C1CC", "CC(", "N(=O)(=O)=O", "c1ccccc1C(F)(F)(F)F"]
+    plain = [s for s in smiles if "[" not in s and is_plain_smiles(s)]
+    assert len(plain) > 8000
+    rejected = 0
+    for text in plain:
+        reference, mol = Chem.MolFromSmiles(text), _parse_plain(text)
+        assert (mol is None) == (reference is None), text
+        if mol is None:
+            rejected += 1
+        else:
+            assert _molecule_as_rdkit_sees_it(mol) == _molecule_as_rdkit_sees_it(reference), text
+    assert rejected >= 5
+    assert (
+        parse_molecule("c1cccc1").reason
+        == parse_molecule("[CH3]c1cccc1").reason
+        == ("invalid SMILES (RDKit could not parse it)")
+    )
+
+
 @pytest.mark.parametrize(
     "smiles, known",
     [
