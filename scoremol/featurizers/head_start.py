@@ -40,7 +40,9 @@ class HeadStart:
     """A helper featurizing ``chunks``' first rows; :meth:`finish` hands them over.
 
     No helper starts for an input of at most ``min_rows`` rows (the work is too small to
-    share) or with one worker; then every chunk is handed back untouched.
+    share) or with one worker; then every chunk is handed back untouched. ``source``: what
+    the chunks were read from and how, for callers to check that they continue the same
+    input.
     """
 
     def __init__(
@@ -51,8 +53,10 @@ class HeadStart:
         rows: int = HEAD_ROWS,
         unit_rows: int = HEAD_UNIT_ROWS,
         min_rows: int = PARALLEL_MIN_ROWS,
+        source: tuple = (),
     ) -> None:
         self.settings = settings
+        self.source = source  # how the caller read ``chunks`` (to check a later reader matches)
         self._chunks = chunks
         self._buffered: list[MoleculeChunk] = []
         seen = 0

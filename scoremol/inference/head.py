@@ -40,4 +40,10 @@ def start_featurizing(
     if not settings.compatible_with_code():
         return None
     chunks = iter_chunks(path, smiles_col, fmt, chunk_size=chunk_size)
-    return HeadStart(chunks, settings, worker_count(workers))
+    return HeadStart(chunks, settings, worker_count(workers), source=reading(path, smiles_col, fmt, chunk_size))
+
+
+def reading(path: str, smiles_col: str | None, fmt: str | None, chunk_size: int) -> tuple:
+    """What a head start's chunks were read with: prediction continues the same input only
+    with the same reading options."""
+    return (path, smiles_col, fmt, chunk_size)

@@ -27,6 +27,7 @@ from scoremol.featurizers.dataset import FeaturizedDataset, featurize_chunk
 from scoremol.featurizers.head_start import HeadStart
 from scoremol.featurizers.molecule import STATUS_OK
 from scoremol.featurizers.parallel import PARALLEL_MIN_ROWS, ChunkJob, featurization_job, iter_chunk_results
+from scoremol.inference.head import reading
 from scoremol.inference.output import FrameSink, as_sink
 from scoremol.models.trained import Prediction, TrainedModel
 from scoremol.spec import DEFAULT_COVERAGE
@@ -319,8 +320,11 @@ def predict_stream(
     defaults to :func:`default_batch_size`.
 
     ``head``: a head start on ``path`` (:func:`scoremol.inference.head.start_featurizing`,
-    same reading options); this process predicts the rows it featurized, the pool the rest.
+    with the same reading options, or ValueError); this process predicts the rows it
+    featurized, the pool the rest.
     """
+    if head is not None and head.source != reading(path, smiles_col, fmt, chunk_size):
+        raise ValueError(f"the head start read {head.source}, not {reading(path, smiles_col, fmt, chunk_size)}")
     batch_size = batch_size or default_batch_size(device)
     job = prediction_job(model, batch_size, device)
     sink = as_sink(out)

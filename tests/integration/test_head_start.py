@@ -111,6 +111,19 @@ def test_prediction_with_a_head_start_matches_without(tiny_model, tmp_path):
     assert (a["status"] == "ok").sum() > 1000 and (a["status"] != "ok").any()
 
 
+def test_a_head_start_on_other_reading_options_is_refused(tiny_model, tmp_path):
+    """The head start's rows are the first rows as it read them: continuing with other
+    options (another chunk size, column or file) would skip or repeat rows."""
+    model, model_path = tiny_model
+    path = _input(tmp_path, PARALLEL_MIN_ROWS + 200)
+    head = start_featurizing(model_path, path, chunk_size=500, workers=2)
+    try:
+        with pytest.raises(ValueError, match="head start read"):
+            predict_stream(model, path, io.StringIO(), chunk_size=1000, workers=2, head=head)
+    finally:
+        head.close()
+
+
 def test_no_head_start_without_a_readable_model(tmp_path):
     path = _input(tmp_path, 10)
     assert start_featurizing(tmp_path / "missing.pt", path) is None
