@@ -125,13 +125,22 @@ class HeadStart:
         self.close()
 
     def close(self) -> None:
-        """End the helper now (safe to call twice); unclaimed units were never started."""
+        """End the helper now (safe to call twice); unclaimed units were never started.
+
+        Closed right after it started, the helper may not yet have its own SIGTERM handler
+        (it inherits one that only notes the signal, see
+        :func:`scoremol.pool.signals_held`): so it is also told to claim nothing more, and
+        what it still sends fails, and it ends by itself within a unit.
+        """
         if self._process is None:
             return
+        with self._claimed.get_lock():
+            if self._claimed.value >= 0:
+                self._claimed.value = -1 - self._claimed.value
+        self._results.close()
         if self._process.is_alive():
             self._process.terminate()
         self._process.join()
-        self._results.close()
 
 
 def _rows_after(chunks: list[MoleculeChunk], rows: int) -> Iterator[MoleculeChunk]:

@@ -124,6 +124,33 @@ def test_a_head_start_on_other_reading_options_is_refused(tiny_model, tmp_path):
         head.close()
 
 
+def test_closing_before_the_helper_has_started_ends_it(tiny_model, tmp_path, monkeypatch):
+    """A run that fails (or is interrupted) just after the head start closes it before
+    the helper has its own SIGTERM handler (it inherits one that only notes the signal):
+    the helper must still end, not featurize every unit into a pipe nobody reads while
+    this process waits for it. The helper's start is slowed here to make that certain; a
+    watchdog ends a hang and fails the test."""
+    import threading
+
+    from scoremol.featurizers import head_start
+
+    started = head_start.start_worker
+
+    def slow_start(*args):
+        time.sleep(1.0)
+        started(*args)
+
+    monkeypatch.setattr(head_start, "start_worker", slow_start)
+    _, model_path = tiny_model
+    head = start_featurizing(model_path, _input(tmp_path, PARALLEL_MIN_ROWS + 200), chunk_size=500, workers=2)
+    hung = []
+    watchdog = threading.Timer(60, lambda: hung.append(head._process.kill()))
+    watchdog.start()
+    head.close()
+    watchdog.cancel()
+    assert not hung and not head._process.is_alive()
+
+
 def test_no_head_start_without_a_readable_model(tmp_path):
     path = _input(tmp_path, 10)
     assert start_featurizing(tmp_path / "missing.pt", path) is None
