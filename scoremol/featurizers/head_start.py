@@ -128,9 +128,9 @@ class HeadStart:
         """End the helper now (safe to call twice); unclaimed units were never started.
 
         Closed right after it started, the helper may not yet have its own SIGTERM handler
-        (it inherits one that only notes the signal, see
-        :func:`scoremol.pool.signals_held`): so it is also told to claim nothing more, and
-        what it still sends fails, and it ends by itself within a unit.
+        (it inherits one that only notes the signal, see :func:`scoremol.pool.signals_held`).
+        So it is also told to claim nothing more, and its pipe is closed (a send then
+        fails): it ends by itself within a unit.
         """
         if self._process is None:
             return
