@@ -100,15 +100,13 @@ def text_input(stream: BinaryIO) -> tuple[BinaryIO, str | None]:
     bzip2 or xz stream is decompressed as it is read (one layer: a compressed archive
     inside is refused like any binary); anything else that is not text is refused."""
     head, stream = peek(stream)
-    kind = None
-    for magic, (name, open_decompressed) in _DECOMPRESSORS.items():
-        if head.startswith(magic):
-            kind = name
-            try:
-                head, stream = peek(open_decompressed(stream))
-            except DECOMPRESSION_ERRORS as exc:
-                raise ScoremolError(f"{name} input could not be read: {exc}") from exc
-            break
+    kind = compression_of(head)
+    if kind is not None:
+        open_decompressed = next(opener for name, opener in _DECOMPRESSORS.values() if name == kind)
+        try:
+            head, stream = peek(open_decompressed(stream))
+        except DECOMPRESSION_ERRORS as exc:
+            raise ScoremolError(f"{kind} input could not be read: {exc}") from exc
     inside = f"{kind}-compressed input holds " if kind else "input is "
     for magic, why in _NOT_TEXT.items():
         if head.startswith(magic):
