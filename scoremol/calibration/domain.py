@@ -56,6 +56,19 @@ CHUNK = 64
 BLOCK_BYTES = 16 << 20
 
 
+def principal_basis(reference: torch.Tensor, dims: int) -> torch.Tensor | None:
+    """The first ``dims`` principal axes of ``reference`` ``[N, d]`` as columns ``[d, dims]``
+    (each signed so that its largest entry is positive: the same axes on any LAPACK), or
+    None when ``dims`` is 0 or keeps every dimension (the search then runs in all of them)."""
+    if dims <= 0 or dims >= reference.shape[1] or len(reference) < 2:
+        return None
+    centred = reference.double() - reference.double().mean(dim=0, keepdim=True)
+    variance, axes = torch.linalg.eigh(centred.T @ centred)
+    axes = axes[:, torch.argsort(variance, descending=True)[:dims]]
+    largest = axes.gather(0, axes.abs().argmax(dim=0, keepdim=True))
+    return (axes * torch.sign(largest)).float()
+
+
 def _groups(n: int, searches: Sequence[Search]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The reference rows grouped by which searches read them: the rows in group order
     ``[n]``, each group's first position ``[G + 1]`` and which searches read it ``[G, S]``."""
@@ -82,9 +95,19 @@ class NeighbourIndex:
     chunks with the smallest minima, so only those are sorted. Every search reads the
     same product: searching each task's molecules costs little more than searching them
     all, and the exact search costs about a third of sorting every column.
+
+    ``basis`` ``[d, p]`` (see :func:`principal_basis`): neighbours are found in the
+    reference's first ``p`` principal components instead (a product ``d / p`` times
+    smaller); their distances are still measured in all ``d`` dimensions.
     """
 
-    def __init__(self, reference: torch.Tensor, searches: Sequence[Search], chunk: int = CHUNK) -> None:
+    def __init__(
+        self,
+        reference: torch.Tensor,
+        searches: Sequence[Search],
+        chunk: int = CHUNK,
+        basis: torch.Tensor | None = None,
+    ) -> None:
         self.requested = list(searches)
         # searches of no rows (or none wanted) find nothing (``live``: the others); each finds
         # at most what it searches
@@ -98,6 +121,8 @@ class NeighbourIndex:
         # expanded square below would otherwise lose float32 digits to
         self.center = reference.float().mean(dim=0, keepdim=True)
         self.ref = reference.float() - self.center
+        self.basis = basis
+        searched = self.ref if basis is None else self.ref @ basis
         order, bounds, groups = _groups(len(reference), self.searches)
         group_sizes = np.diff(bounds)
         starts = np.concatenate([[0], np.cumsum(-(-group_sizes // chunk) * chunk)])
@@ -106,8 +131,8 @@ class NeighbourIndex:
             original[starts[g] : starts[g] + size] = order[bounds[g] : bounds[g + 1]]
         self.original = torch.as_tensor(original)
         real = self.original >= 0
-        laid = torch.zeros(len(original), self.ref.shape[1])
-        laid[real] = self.ref[self.original[real]]
+        laid = torch.zeros(len(original), searched.shape[1])
+        laid[real] = searched[self.original[real]]
         # [d + 1, columns]: the columns, then their squared norms (inf for padding), so that one
         # product with a query's [-2q, 1] gives |r|^2 - 2 q.r without adding a [B, N] bias
         squared = torch.where(real, (laid * laid).sum(dim=1), torch.tensor(float("inf")))
@@ -133,7 +158,8 @@ class NeighbourIndex:
             # the neighbours are found on |r|^2 - 2 q.r (one product, [B, N]); their distances
             # are then taken from the differences themselves, which the expanded square would
             # lose to float32 cancellation (and so depend on the batching)
-            lifted = torch.cat([q * -2.0, torch.ones(len(q), 1)], dim=1)
+            searched = q if self.basis is None else q @ self.basis
+            lifted = torch.cat([searched * -2.0, torch.ones(len(q), 1)], dim=1)
             part = torch.mm(lifted, self.ref_t, out=partial[: len(q)]).view(len(q), -1, self.chunk)
             minima = part.amin(dim=2)  # [B, chunks]
             # chunk c of query b is row b * chunks + c of the product's [B * chunks, chunk] view
@@ -161,14 +187,19 @@ def neighbour_distances(
     reference: torch.Tensor | NeighbourIndex,
     searches: Sequence[Search] | None = None,
     block: int | None = None,
+    basis: torch.Tensor | None = None,
 ) -> list[np.ndarray]:
     """For each search ``(rows, k)``: the mean Euclidean distance of each query row
     ``[B, d]`` to its ``k`` nearest among ``reference[rows]`` (``[N, d]``; all rows when
     ``rows`` is None; all searched rows when fewer), ``[B]``, inf where nothing is
-    searched. ``reference`` may be a :class:`NeighbourIndex` prepared for these searches
-    (``searches`` then None). Computed in blocks of ``block x N`` (see
+    searched; nearest in the principal components of ``basis`` when given. ``reference``
+    may be a :class:`NeighbourIndex` prepared for these searches (``searches`` and
+    ``basis`` then None). Computed in blocks of ``block x N`` (see
     :meth:`NeighbourIndex.search`)."""
-    index = reference if isinstance(reference, NeighbourIndex) else NeighbourIndex(reference, list(searches or []))
+    if isinstance(reference, NeighbourIndex):
+        index = reference
+    else:
+        index = NeighbourIndex(reference, list(searches or []), basis=basis)
     out = [np.full(len(queries), np.inf) for _ in index.requested]
     if not index.live or len(queries) == 0:
         return out
@@ -232,7 +263,13 @@ class Domain:
     ``task_neighbours`` and ``task_typical`` ``[T]``: for a model of several targets, the
     same two settings for each target's similarity to the training molecules measured for
     it (what that target's interval reads: a logD interval should widen away from logD
-    data, not away from water-solubility data); None for one target.
+    data, not away from water-solubility data); None for one target. ``search_dims``:
+    similarity finds the nearest training molecules in the reference's first
+    ``search_dims`` principal components (0: in all dimensions), then measures their
+    distances in all of them. For the fast model's 64 dimensions, 16 components find
+    neighbours whose mean distance ranks molecules as the exact search does (Spearman
+    0.98-1.00) in about two thirds of the time. Nearest training molecules shown in
+    reports are always found in all dimensions.
     """
 
     reference: torch.Tensor
@@ -245,6 +282,7 @@ class Domain:
     labels: np.ndarray | None = None
     task_neighbours: list[int] | None = None
     task_typical: list[float] | None = None
+    search_dims: int = 0
     #: prepared searches by what they search (see :meth:`_index`); not saved or pickled
     _indexes: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -263,16 +301,19 @@ class Domain:
         ids: np.ndarray,
         labels: np.ndarray | None = None,
         task_settings: list[tuple[int, float]] | None = None,
+        search_dims: int = 0,
     ) -> Domain:
         """From the training embeddings, the neighbour count and typical held-out distance,
         the similarities of held-out training molecules to the rest, and the training
         graphs ``ids`` of a featurized data set; with their ``labels`` ``[N, T]``, each
-        target's neighbour count and typical distance for its own similarity."""
+        target's neighbour count and typical distance for its own similarity; ``search_dims``
+        as the attribute (the held-out distances must have been found the same way)."""
         finite = np.asarray(held_out_similarity)[np.isfinite(held_out_similarity)]
         threshold = float(np.quantile(finite, OUT_OF_DOMAIN_SHARE)) if len(finite) else 0.0
         seen = composition(x, atom_ptr, ids).any(axis=0)
         sizes = atom_ptr[np.asarray(ids) + 1] - atom_ptr[np.asarray(ids)]
         domain = cls(reference.half(), int(neighbours), float(typical), threshold, seen, int(sizes.max(initial=0)))
+        domain.search_dims = int(search_dims)
         if labels is not None:
             domain.labels = np.asarray(labels, dtype=np.float32)
         if task_settings is not None and labels is not None:
@@ -302,7 +343,7 @@ class Domain:
             return found
 
         key = ("measure", self.neighbours, tuple(self.task_neighbours or ()) if self.per_task else None)
-        distances = neighbour_distances(embeddings, self._index(key, searches))
+        distances = neighbour_distances(embeddings, self._index(key, searches, self.search_dims))
         similarity = to_similarity(distances[0], self.typical)
         if not self.per_task:
             return similarity, None
@@ -316,12 +357,15 @@ class Domain:
         index, distance = nearest_rows(embeddings, self._index(("nearest", count), lambda: [(None, count)]))
         return index, to_similarity(distance, self.typical)
 
-    def _index(self, key: tuple, searches: Callable[[], list[Search]]) -> NeighbourIndex:
-        """The reference prepared for ``searches()`` once per model, not once per chunk of
-        predictions (laying it out costs about as much as searching 200 molecules)."""
+    def _index(self, key: tuple, searches: Callable[[], list[Search]], search_dims: int = 0) -> NeighbourIndex:
+        """The reference prepared for ``searches()`` (in its first ``search_dims`` principal
+        components, 0: all dimensions) once per model, not once per chunk of predictions
+        (laying it out costs about as much as searching 200 molecules)."""
+        key = (*key, search_dims)
         cached = self._indexes.get(key)
         if cached is None or cached[0] is not self.reference or cached[1] is not self.labels:
-            cached = (self.reference, self.labels, NeighbourIndex(self.reference, searches()))
+            basis = principal_basis(self.reference.float(), search_dims)
+            cached = (self.reference, self.labels, NeighbourIndex(self.reference, searches(), basis=basis))
             self._indexes[key] = cached
         return cached[2]
 
@@ -354,6 +398,7 @@ class Domain:
             "seen": self.seen.astype(int).tolist(),
             "max_atoms": self.max_atoms,
             **({"task_neighbours": self.task_neighbours, "task_typical": self.task_typical} if self.per_task else {}),
+            **({"search_dims": self.search_dims} if self.search_dims else {}),
         }
 
     @classmethod
@@ -376,4 +421,5 @@ class Domain:
             labels,
             [int(k) for k in meta["task_neighbours"]] if per_task else None,
             [float(t) for t in meta["task_typical"]] if per_task else None,
+            int(meta.get("search_dims", 0)),
         )

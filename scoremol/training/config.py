@@ -36,6 +36,8 @@ class TrainConfig:
     task_balance: float = DEFAULTS.task_balance
     #: training molecules the domain's similarity averages over (0: chosen on held-out errors)
     neighbours: int = DEFAULTS.neighbours
+    #: principal components the domain finds neighbours in (0: every dimension)
+    domain_dims: int = DEFAULTS.domain_dims
 
     def validate(self) -> None:
         for name in ("epochs", "batch_size", "ensemble"):
@@ -47,6 +49,8 @@ class TrainConfig:
             raise ScoremolError(f"val_fraction must be in [0, 1), got {self.val_fraction}")
         if self.neighbours < 0:
             raise ScoremolError(f"neighbours must be 0 (chosen on held-out errors) or more, got {self.neighbours}")
+        if self.domain_dims < 0:
+            raise ScoremolError(f"domain_dims must be 0 (every dimension) or more, got {self.domain_dims}")
         if self.lr <= 0:
             raise ScoremolError(f"lr must be positive, got {self.lr}")
         if not 0.0 <= self.catboost_weight < 1.0:

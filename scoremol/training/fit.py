@@ -166,6 +166,7 @@ def calibrate_members(
         fit_tree,
         config.catboost_weight,
         config.neighbours,
+        config.domain_dims,
     )
     for m in members:
         m.outputs = None  # not part of the model

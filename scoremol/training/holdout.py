@@ -22,7 +22,7 @@ import torch
 
 from scoremol.calibration import Calibration, Domain
 from scoremol.calibration.conformal import difficulty_inputs
-from scoremol.calibration.domain import NEIGHBOURS, neighbour_distances, to_similarity
+from scoremol.calibration.domain import NEIGHBOURS, neighbour_distances, principal_basis, to_similarity
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.catboost import TreeBlend, choose_weights
@@ -71,6 +71,7 @@ def calibrate(
     fit_tree: Callable[[np.ndarray], TreeBlend] | None = None,
     default_weight: float = 0.0,
     neighbours: int = 0,
+    search_dims: int = 0,
 ) -> tuple[list[Calibration], Domain, int, list[float] | None]:
     """Calibration per target and the domain, from each member's outputs on every training
     molecule (``outputs[k]``: scaled predictions ``[n, T]`` and embeddings ``[n, d]``).
@@ -81,8 +82,10 @@ def calibrate(
     ``fit_tree(train_positions)`` returns the blended trees fitted on those molecules, for
     blended models. ``neighbours``: how many training molecules every similarity averages
     over (0: each chooses among :data:`NEIGHBOURS` the count that ranks its held-out
-    errors best). Returns the calibrations, the domain (with its molecules' SMILES), the
-    number of held-out molecules and, for a blended model, each target's blend weight
+    errors best). ``search_dims``: find neighbours in that many principal components of
+    each member's embeddings (0: all; see :class:`~scoremol.calibration.Domain`).
+    Returns the calibrations, the domain (with its molecules' SMILES), the number of
+    held-out molecules and, for a blended model, each target's blend weight
     (``default_weight`` where no held-out label can choose one).
     """
     n_folds = int(folds.max()) + 1
@@ -99,7 +102,9 @@ def calibrate(
     subsets = [None if known.all() else known]
     subsets += [np.isfinite(y[:, t]) for t in range(y.shape[1])] if per_task else []
     counts = (int(neighbours),) if neighbours else NEIGHBOURS
-    (distance, first_typical), *task_distances = held_out_distances(folds, [e for _, e in outputs], subsets, counts)
+    (distance, first_typical), *task_distances = held_out_distances(
+        folds, [e for _, e in outputs], subsets, counts, search_dims
+    )
     weights = None
     if blended:
         weights = choose_weights(oof, tree_oof, y, default_weight)
@@ -130,6 +135,7 @@ def calibrate(
         rows[known],
         y[known],
         task_settings,
+        search_dims,
     )
     domain.smiles = data.graph_smiles(rows[known])  # beside the labels: the report's nearest neighbours
     return calibrations, domain, int(np.isfinite(residual).any(axis=1).sum()), weights
@@ -140,13 +146,15 @@ def held_out_distances(
     embeddings: list[torch.Tensor],
     subsets: Sequence[np.ndarray | None] = (None,),
     counts: Sequence[int] = NEIGHBOURS,
+    search_dims: int = 0,
 ) -> list[tuple[dict[int, np.ndarray], dict[int, float]]]:
     """For each subset of the training molecules (a bool mask ``[n]``, None for all): per
     neighbour count of ``counts``, each held-out molecule's distance ``[n]`` to the
     molecules of the subset its member trained on, relative to that member's typical
     held-out distance; and the first member's typical distances (its space serves
     predictions). ``embeddings[k]``: member ``k``'s embeddings of every training molecule
-    ``[n, d]``. One product per member serves every subset."""
+    ``[n, d]``. One product per member serves every subset; with ``search_dims``, in that
+    many principal components of the molecules the member trained on."""
     found = [({k: np.full(len(folds), np.nan) for k in counts}, {}) for _ in subsets]
     for k, embedding in enumerate(embeddings[: int(folds.max()) + 1]):  # one member per fold
         held = np.flatnonzero(folds == k)
@@ -156,7 +164,9 @@ def held_out_distances(
             for subset in subsets
             for count in counts
         ]
-        measured = iter(neighbour_distances(embedding[held], embedding[trained], searches))
+        reference = embedding[trained]
+        basis = principal_basis(reference, search_dims)
+        measured = iter(neighbour_distances(embedding[held], reference, searches, basis=basis))
         for distance, first_typical in found:
             for count in counts:
                 d = next(measured)

@@ -114,6 +114,7 @@ _TRAIN_FIELDS = (
     "calibrate",
     "task_balance",
     "neighbours",
+    "domain_dims",
 )
 
 

@@ -7,6 +7,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from scoremol.inference.predict import OutputOptions, predict_chunk, predict_stream
 from scoremol.training.holdout import HOLDOUT_FOLDS, MIN_HELD_OUT, holdout_folds
@@ -204,3 +205,26 @@ def test_a_fixed_neighbour_count_is_what_the_domain_searches(esol_data, count):
     assert model.domain.neighbours == count
     assert TrainingSpec(preset="fast").resolved().neighbours == 0  # chosen on held-out errors
     assert TrainingSpec(preset="fast", neighbours=1).resolved().neighbours == 1
+
+
+def test_a_domain_trained_to_search_principal_components_searches_them_after_loading(esol_data, tmp_path):
+    """``domain_dims`` reaches the held-out distances, the domain and its file (every
+    preset searches every dimension unless told otherwise)."""
+    from scoremol.calibration.domain import principal_basis
+    from scoremol.models.checkpoint import load_model, save_model
+    from scoremol.nn import ModelConfig
+    from scoremol.spec import TrainingSpec
+    from scoremol.training.fit import train_model
+
+    config = quick_config(epochs=2, ensemble=2, val_fraction=0.0, calibrate=True, domain_dims=4)
+    model = train_model(esol_data, [ESOL_TARGET], ModelConfig(**SMALL), config, rows=np.arange(300))
+    assert model.domain.search_dims == 4
+    save_model(model, tmp_path / "m.pt")
+    loaded = load_model(tmp_path / "m.pt")
+    assert loaded.domain.search_dims == 4
+    prediction = loaded.predict(esol_data, np.arange(300, 340))
+    index = next(iter(loaded.domain._indexes.values()))[2]
+    assert torch.equal(index.basis, principal_basis(loaded.domain.reference.float(), 4))
+    assert np.all((prediction.similarity > 0) & (prediction.similarity <= 1))
+    assert TrainingSpec(preset="fast").resolved().domain_dims == 0
+    assert TrainingSpec(preset="fast", domain_dims=16).resolved().domain_dims == 16

@@ -33,6 +33,7 @@ PRESET_FIELDS = (
     "val_fraction",
     "ensemble",
     "blend_catboost",
+    "domain_dims",
 )
 
 

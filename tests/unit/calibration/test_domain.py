@@ -170,3 +170,62 @@ def test_a_domain_of_two_targets_measures_similarity_to_each_targets_molecules()
     # without the labels (a file saved without its training molecules) there is one similarity
     alone = Domain.from_meta(domain.to_meta(), domain.reference)
     assert not alone.per_task and alone.measure(query)[1] is None
+
+
+def test_principal_basis_is_orthonormal_ordered_by_variance_and_signed():
+    from scoremol.calibration.domain import principal_basis
+
+    generator = torch.Generator().manual_seed(5)
+    scales = torch.tensor([5.0, 0.1, 3.0, 0.5, 1.0, 0.2])
+    reference = torch.randn(400, 6, generator=generator) * scales + 7.0
+    basis = principal_basis(reference, 3)
+    assert basis.shape == (6, 3)
+    assert torch.allclose(basis.T @ basis, torch.eye(3), atol=1e-5)
+    # the axes of largest variance first: the 1st, 3rd and 5th coordinates
+    assert basis.abs().argmax(dim=0).tolist() == [0, 2, 4]
+    assert torch.all(basis.gather(0, basis.abs().argmax(dim=0, keepdim=True)) > 0)
+    assert torch.equal(principal_basis(-reference, 3), basis)  # the sign does not follow the data's
+    assert principal_basis(reference, 0) is None and principal_basis(reference, 6) is None
+
+
+def test_a_projected_search_finds_neighbours_in_the_components_and_measures_them_in_full():
+    """Two strong coordinates carry the structure, four weak ones noise: the search must
+    find each query's nearest rows in the first two components, and report their distances
+    in all six (neither the projected distances nor the exact neighbours)."""
+    from scoremol.calibration.domain import NeighbourIndex, neighbour_distances, principal_basis
+
+    generator = torch.Generator().manual_seed(6)
+    scales = torch.tensor([4.0, 3.0, 0.6, 0.6, 0.6, 0.6])
+    reference = torch.randn(500, 6, generator=generator) * scales
+    queries = torch.randn(80, 6, generator=generator) * scales
+    basis = principal_basis(reference, 2)
+    index = NeighbourIndex(reference, [(None, 3)], chunk=8, basis=basis)
+    centre = reference.mean(dim=0)
+    projected = torch.cdist(((queries - centre) @ basis).double(), ((reference - centre) @ basis).double())
+    full = torch.cdist(queries.double(), reference.double())
+    expected = projected.topk(3, dim=1, largest=False).indices
+    found = torch.cat([f[0][0] for _, f in index.search(queries, block=16)])
+    distance = torch.cat([f[0][1] for _, f in index.search(queries, block=16)])
+    assert torch.equal(found, expected)
+    assert torch.allclose(distance, full.gather(1, expected), atol=1e-5)
+    assert not torch.equal(found, full.topk(3, dim=1, largest=False).indices)  # not the exact search
+    mean = neighbour_distances(queries, reference, [(None, 3)], basis=basis)[0]
+    assert np.allclose(mean, full.gather(1, expected).mean(dim=1).numpy(), atol=1e-5)
+
+
+def test_a_domain_searching_principal_components_keeps_them_through_its_file_record():
+    domain, _ = _two_task_domain()
+    reference = torch.randn(4, 6, generator=torch.Generator().manual_seed(7))
+    domain.reference = reference.half()
+    domain.search_dims = 2
+    meta = domain.to_meta()
+    assert meta["search_dims"] == 2
+    again = Domain.from_meta(meta, domain.reference, ["CCO", "c1ccccc1O", "CCN", "CCCl"], domain.labels)
+    assert again.search_dims == 2
+    query = torch.randn(3, 6, generator=torch.Generator().manual_seed(8))
+    assert np.array_equal(again.measure(query)[1], domain.measure(query)[1])
+    index = next(iter(again._indexes.values()))[2]
+    assert index.basis is not None and index.basis.shape == (6, 2)
+    domain.search_dims = 0
+    assert "search_dims" not in domain.to_meta()  # files of exact searches read as before
+    assert Domain.from_meta(domain.to_meta(), domain.reference).search_dims == 0
