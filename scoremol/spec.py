@@ -49,7 +49,8 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
     # one small graph-only network, 60 epochs (on nine tenths of the molecules when it
     # calibrates, on all of them with calibrate=False: ESOL 0.575 / 0.559),
-    # about 20 s per fit, no RDKit descriptors at prediction time
+    # about 20 s per fit, no RDKit descriptors at prediction time; its domain finds
+    # neighbours in 16 principal components (a third less search time)
     "fast": {
         "hidden": 64,
         "dropout": 0.0,
@@ -58,7 +59,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "val_fraction": 0.0,
         "ensemble": 1,
         "blend_catboost": 0.0,
-        "domain_dims": 0,
+        "domain_dims": 16,
     },
 }
 DEFAULT_PRESET = "default"

@@ -208,8 +208,8 @@ def test_a_fixed_neighbour_count_is_what_the_domain_searches(esol_data, count):
 
 
 def test_a_domain_trained_to_search_principal_components_searches_them_after_loading(esol_data, tmp_path):
-    """``domain_dims`` reaches the held-out distances, the domain and its file (every
-    preset searches every dimension unless told otherwise)."""
+    """``domain_dims`` reaches the held-out distances, the domain and its file (the fast
+    preset searches 16 components, the others every dimension)."""
     from scoremol.calibration.domain import principal_basis
     from scoremol.models.checkpoint import load_model, save_model
     from scoremol.nn import ModelConfig
@@ -226,5 +226,6 @@ def test_a_domain_trained_to_search_principal_components_searches_them_after_loa
     index = next(iter(loaded.domain._indexes.values()))[2]
     assert torch.equal(index.basis, principal_basis(loaded.domain.reference.float(), 4))
     assert np.all((prediction.similarity > 0) & (prediction.similarity <= 1))
-    assert TrainingSpec(preset="fast").resolved().domain_dims == 0
-    assert TrainingSpec(preset="fast", domain_dims=16).resolved().domain_dims == 16
+    assert TrainingSpec(preset="fast").resolved().domain_dims == 16
+    assert TrainingSpec().resolved().domain_dims == 0
+    assert TrainingSpec(preset="fast", domain_dims=0).resolved().domain_dims == 0
