@@ -313,8 +313,15 @@ class Domain:
         threshold = float(np.quantile(finite, OUT_OF_DOMAIN_SHARE)) if len(finite) else 0.0
         seen = composition(x, atom_ptr, ids).any(axis=0)
         sizes = atom_ptr[np.asarray(ids) + 1] - atom_ptr[np.asarray(ids)]
-        domain = cls(reference.half(), int(neighbours), float(typical), threshold, seen, int(sizes.max(initial=0)))
-        domain.search_dims = int(search_dims)
+        domain = cls(
+            reference.half(),
+            int(neighbours),
+            float(typical),
+            threshold,
+            seen,
+            int(sizes.max(initial=0)),
+            search_dims=int(search_dims),
+        )
         if labels is not None:
             domain.labels = np.asarray(labels, dtype=np.float32)
         if task_settings is not None and labels is not None:

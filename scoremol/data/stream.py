@@ -90,9 +90,15 @@ def peek(stream: BinaryIO, size: int = SNIFF_BYTES) -> tuple[bytes, BinaryIO]:
     return head, io.BufferedReader(PrefixedStream(head, stream))
 
 
+def _decompressor(head: bytes) -> tuple[str, Callable[[BinaryIO], BinaryIO]] | None:
+    """The compression whose magic bytes ``head`` starts with and how to open it, if any."""
+    return next((found for magic, found in _DECOMPRESSORS.items() if head.startswith(magic)), None)
+
+
 def compression_of(head: bytes) -> str | None:
     """The compression (gzip, bzip2, xz) whose magic bytes ``head`` starts with, if any."""
-    return next((name for magic, (name, _) in _DECOMPRESSORS.items() if head.startswith(magic)), None)
+    found = _decompressor(head)
+    return None if found is None else found[0]
 
 
 def text_input(stream: BinaryIO) -> tuple[BinaryIO, str | None]:
@@ -100,9 +106,9 @@ def text_input(stream: BinaryIO) -> tuple[BinaryIO, str | None]:
     bzip2 or xz stream is decompressed as it is read (one layer: a compressed archive
     inside is refused like any binary); anything else that is not text is refused."""
     head, stream = peek(stream)
-    kind = compression_of(head)
-    if kind is not None:
-        open_decompressed = next(opener for name, opener in _DECOMPRESSORS.values() if name == kind)
+    found, kind = _decompressor(head), None
+    if found is not None:
+        kind, open_decompressed = found
         try:
             head, stream = peek(open_decompressed(stream))
         except DECOMPRESSION_ERRORS as exc:
