@@ -382,20 +382,31 @@ class Domain:
 
     def reasons(self, x: np.ndarray, atom_ptr: np.ndarray, ids: np.ndarray, similarity: np.ndarray) -> list[str]:
         """Why each graph ``ids`` is out of the domain ('' when it is in)."""
-        used = composition(x, atom_ptr, ids)
-        unseen = used & ~self.seen
-        sizes = atom_ptr[np.asarray(ids) + 1] - atom_ptr[np.asarray(ids)]
+        ids = np.asarray(ids, dtype=np.int64)
+        sizes = atom_ptr[ids + 1] - atom_ptr[ids]
         similarity = np.asarray(similarity)
-        flagged = unseen.any(axis=1) | (sizes > self.max_atoms) | (similarity < self.threshold)
+        flagged = self._unseen(x, atom_ptr, ids) | (sizes > self.max_atoms) | (similarity < self.threshold)
         out = [""] * len(ids)
         for k in np.flatnonzero(flagged):  # only the few outside need words
-            why = [f"{_COMPOSITION_NAMES[c]} not in the training data" for c in np.flatnonzero(unseen[k])]
+            atoms = x[atom_ptr[ids[k]] : atom_ptr[ids[k] + 1], COMPOSITION_COLUMNS]
+            unseen = (atoms > 0).any(axis=0) & ~self.seen
+            why = [f"{_COMPOSITION_NAMES[c]} not in the training data" for c in np.flatnonzero(unseen)]
             if sizes[k] > self.max_atoms:
                 why.append(f"{int(sizes[k])} atoms, more than any training molecule ({self.max_atoms})")
             if similarity[k] < self.threshold:
                 why.append(f"similarity {similarity[k]:.2f} to the training data, below {self.threshold:.2f}")
             out[k] = "out of domain: " + "; ".join(why)
         return out
+
+    def _unseen(self, x: np.ndarray, atom_ptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Whether each graph ``ids`` has an atom with a composition slot no training molecule
+        has ``[len(ids)]``: read from those slots' columns only (usually none), which keeps
+        the check from costing a tenth of the domain's time."""
+        columns = COMPOSITION_COLUMNS[~self.seen]
+        if len(columns) == 0 or len(ids) == 0 or len(x) == 0:
+            return np.zeros(len(ids), dtype=bool)
+        unseen_atom = (x[:, columns] > 0).any(axis=1)
+        return np.logical_or.reduceat(unseen_atom, np.minimum(atom_ptr[:-1], len(x) - 1))[ids]
 
     def to_meta(self) -> dict:
         return {

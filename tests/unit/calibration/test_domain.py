@@ -60,6 +60,10 @@ def test_unseen_elements_charges_and_sizes_are_out():
     # standardization kept acetic acid alone and neutral: no training atom is charged
     assert "formal charge +1 not in the training data" in reasons[2]
     assert "more than any training molecule" in reasons[3]
+    # graphs chosen out of order: each verdict is its own graph's
+    picked = domain.reasons(new.x, new.atom_ptr, np.array([1, 0, 2]), np.ones(3))
+    assert "element Se" in picked[0] and picked[1] == "" and "formal charge +1" in picked[2]
+    assert "element Se" not in picked[2]
     low = domain.reasons(new.x, new.atom_ptr, np.arange(1), np.array([domain.threshold - 0.01]))
     assert low[0].startswith("out of domain: similarity")
 
