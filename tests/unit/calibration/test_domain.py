@@ -32,8 +32,8 @@ def test_neighbour_distance_does_not_depend_on_the_batching():
     reference = offset + 0.3 * torch.randn(500, 128, generator=generator)
     exact = torch.cdist(queries.double(), reference.double()).min(dim=1).values.numpy()
     one_by_one = neighbour_distance(queries, reference, neighbours=1, block=1)
-    # (the expanded square differed by up to 1e-3 here; summing differences in float64
-    # leaves only the reduction order)
+    # (the expanded square differed by up to 1e-3 here; each row's differences are summed
+    # alone, whatever block it is in)
     assert np.allclose(one_by_one, neighbour_distance(queries, reference, neighbours=1, block=256), rtol=1e-12)
     assert np.allclose(one_by_one, exact, rtol=1e-5)
 
@@ -131,6 +131,32 @@ def test_the_chunked_search_finds_each_searchs_nearest_rows_and_their_order():
             expected = part[:, rows].topk(k, dim=1, largest=False)
             assert torch.equal(nearest, torch.as_tensor(rows)[expected.indices])
             assert torch.allclose(distance, expected.values, atol=1e-5)
+
+
+def test_smallest_finds_topks_columns_in_either_order():
+    from scoremol.calibration.domain import smallest
+
+    values = torch.randn(40, 90, generator=torch.Generator().manual_seed(6))
+    expected = values.topk(7, dim=1, largest=False, sorted=True).indices
+    assert torch.equal(smallest(values, 7, nearest_first=True), expected)
+    unordered = smallest(values, 7)
+    assert torch.equal(unordered.sort(dim=1).values, expected.sort(dim=1).values)
+    assert torch.equal(smallest(values[:, :5], 7, nearest_first=True), values[:, :5].argsort(dim=1))
+
+
+def test_an_unordered_search_finds_the_same_rows_and_distances():
+    from scoremol.calibration.domain import NeighbourIndex
+
+    generator = torch.Generator().manual_seed(7)
+    queries, reference = torch.randn(50, 6, generator=generator), torch.randn(260, 6, generator=generator)
+    index = NeighbourIndex(reference, [(None, 6), (np.arange(100, 260), 3)], chunk=4)
+    ordered = list(index.search(queries, block=16))
+    unordered = list(index.search(queries, block=16, nearest_first=False))
+    for (_, first), (_, second) in zip(ordered, unordered, strict=True):
+        for (rows, distance), (rows_any, distance_any) in zip(first, second, strict=True):
+            order = rows_any.argsort(dim=1)
+            assert torch.equal(rows.sort(dim=1).values, rows_any.gather(1, order))
+            assert torch.allclose(distance.sort(dim=1).values, distance_any.sort(dim=1).values)
 
 
 def test_a_domain_prepares_its_search_once_and_again_for_a_new_reference():
