@@ -91,7 +91,11 @@ def _groups(n: int, searches: Sequence[Search]) -> tuple[np.ndarray, np.ndarray,
         if rows is not None:
             reads[s] = False
             reads[s, np.asarray(rows, dtype=np.int64)] = True
-    groups, group_of = np.unique(reads.T, axis=0, return_inverse=True)
+    # each row's pattern as one integer, the first search the highest bit: the groups come
+    # out in the order of the patterns themselves, ten times faster than unique rows
+    weights = np.left_shift(1, np.arange(len(searches) - 1, -1, -1, dtype=np.int64))
+    codes, group_of = np.unique(weights @ reads, return_inverse=True)
+    groups = (codes[:, None] & weights) > 0
     group_of = group_of.reshape(-1)
     order = np.argsort(group_of, kind="stable")
     bounds = np.searchsorted(group_of[order], np.arange(len(groups) + 1))
@@ -359,6 +363,19 @@ class Domain:
         :attr:`per_task` domain, to each target's measured molecules ``[B, T]`` (else
         None), all from one product with the reference."""
 
+        distances = neighbour_distances(embeddings, self._measure_index())
+        similarity = to_similarity(distances[0], self.typical)
+        if not self.per_task:
+            return similarity, None
+        per_task = [to_similarity(d, typical) for d, typical in zip(distances[1:], self.task_typical, strict=True)]
+        return similarity, np.stack(per_task, axis=1)
+
+    def prepare(self) -> None:
+        """Lay out :meth:`measure`'s search now: before forking workers, so that they
+        share one layout instead of each making its own (25 ms apiece for the fast model)."""
+        self._measure_index()
+
+    def _measure_index(self) -> NeighbourIndex:
         def searches() -> list[Search]:
             found: list[Search] = [(None, self.neighbours)]
             if self.per_task:
@@ -367,12 +384,7 @@ class Domain:
             return found
 
         key = ("measure", self.neighbours, tuple(self.task_neighbours or ()) if self.per_task else None)
-        distances = neighbour_distances(embeddings, self._index(key, searches, self.search_dims))
-        similarity = to_similarity(distances[0], self.typical)
-        if not self.per_task:
-            return similarity, None
-        per_task = [to_similarity(d, typical) for d, typical in zip(distances[1:], self.task_typical, strict=True)]
-        return similarity, np.stack(per_task, axis=1)
+        return self._index(key, searches, self.search_dims)
 
     def nearest(self, embeddings: torch.Tensor, count: int = 3) -> tuple[np.ndarray, np.ndarray]:
         """The ``count`` nearest training molecules to each embedding ``[B, d]``: their

@@ -327,6 +327,8 @@ def predict_stream(
         raise ValueError(f"the head start read {head.source}, not {reading(path, smiles_col, fmt, chunk_size)}")
     batch_size = batch_size or default_batch_size(device)
     job = prediction_job(model, batch_size, device)
+    if model.domain is not None:
+        model.domain.prepare()  # once, here: forked workers inherit it
     sink = as_sink(out)
     try:
         if head is None:

@@ -165,3 +165,22 @@ def test_the_command_line_imports_without_torch(module):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "False"
+
+
+def test_a_pooled_prediction_lays_out_the_domain_search_before_forking(tmp_path):
+    """Forked workers inherit the layout: this process makes it once even when it predicts
+    no rows itself (every chunk goes to the pool), and the pool's rows still get verdicts."""
+    import dataclasses
+    from pathlib import Path
+
+    from scoremol.models.checkpoint import load_model
+    from scoremol.pretrained import resolve_model
+
+    model = load_model(resolve_model(Path("fast"))[0])
+    fresh = dataclasses.replace(model, domain=dataclasses.replace(model.domain))
+    assert fresh.domain._indexes == {}
+    out = io.StringIO()
+    predict_stream(fresh, _input(tmp_path, PARALLEL_MIN_ROWS + 200), out, chunk_size=500, workers=2)
+    assert len(fresh.domain._indexes) == 1
+    frame = pd.read_csv(io.StringIO(out.getvalue()))
+    assert frame["domain"].isin(["in", "out"]).sum() == (frame["status"] == "ok").sum() > 1000

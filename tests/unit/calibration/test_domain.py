@@ -259,3 +259,12 @@ def test_a_domain_searching_principal_components_keeps_them_through_its_file_rec
     domain.search_dims = 0
     assert "search_dims" not in domain.to_meta()  # files of exact searches read as before
     assert Domain.from_meta(domain.to_meta(), domain.reference).search_dims == 0
+
+
+def test_prepare_lays_out_the_search_that_measure_then_uses():
+    domain, _ = _two_task_domain()
+    assert domain._indexes == {}
+    domain.prepare()
+    ((key, (_, _, index)),) = domain._indexes.items()
+    domain.measure(torch.tensor([[0.0, 0.0]]))
+    assert domain._indexes[key][2] is index and len(domain._indexes) == 1
