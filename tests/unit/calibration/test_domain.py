@@ -142,6 +142,7 @@ def test_smallest_finds_topks_columns_in_either_order():
     unordered = smallest(values, 7)
     assert torch.equal(unordered.sort(dim=1).values, expected.sort(dim=1).values)
     assert torch.equal(smallest(values[:, :5], 7, nearest_first=True), values[:, :5].argsort(dim=1))
+    assert torch.equal(smallest(values, 1), values.argmin(dim=1, keepdim=True))
 
 
 def test_an_unordered_search_finds_the_same_rows_and_distances():
