@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from scoremol.calibration import Domain
@@ -111,6 +112,33 @@ def test_overlapping_task_searches_match_brute_force_with_groups_smaller_than_k(
         part = distances if rows is None else distances[:, rows]
         expected = part.topk(k, dim=1, largest=False).values.mean(dim=1).numpy()
         assert np.allclose(got, expected, atol=1e-4)
+
+
+@pytest.mark.parametrize("count", [5, 70])
+def test_rows_are_grouped_by_the_searches_that_read_them_in_pattern_order(count):
+    """Packed into integers (up to 62 searches) or compared as rows (more), the groups are
+    the distinct read patterns in lexicographic order, and every search still finds its
+    own nearest rows."""
+    from scoremol.calibration.domain import _groups, neighbour_distances
+
+    rng = np.random.default_rng(count)
+    searches = [(None, 2)] + [(np.flatnonzero(rng.random(120) < 0.3), 2) for _ in range(count - 1)]
+    order, bounds, groups = _groups(120, searches)
+    reads = np.ones((count, 120), dtype=bool)
+    for s, (rows, _) in enumerate(searches[1:], start=1):
+        reads[s] = np.isin(np.arange(120), rows)
+    expected = np.unique(reads.T, axis=0)
+    assert np.array_equal(groups, expected)
+    for g in range(len(groups)):
+        assert (reads.T[order[bounds[g] : bounds[g + 1]]] == groups[g]).all()
+    queries, reference = torch.randn(9, 4), torch.randn(120, 4)
+    distances = torch.cdist(queries.double(), reference.double())
+    for (rows, k), got in zip(searches, neighbour_distances(queries, reference, searches), strict=True):
+        part = distances if rows is None else distances[:, rows]
+        if part.shape[1]:
+            assert np.allclose(
+                got, part.topk(min(k, part.shape[1]), dim=1, largest=False).values.mean(dim=1), atol=1e-4
+            )
 
 
 def test_the_chunked_search_finds_each_searchs_nearest_rows_and_their_order():
