@@ -5,7 +5,8 @@ Run: python bench/uncertainty_overhead.py [--model fast] [--rows 200000] [--repe
 The model file is copied without its calibration and domain (what `train --no-calibrate`
 would give, with the same weights), and both are run back to back on the same SMILES file
 (the shared sets' SMILES repeated, as bench/predict_throughput.py makes it), alternating so
-that both see the same machine. Prints each run, the median wall times and their ratio.
+that both see the same machine. Prints each run, the median wall times and their ratio, and
+the median and quartiles of the ratios of back-to-back pairs.
 """
 
 from __future__ import annotations
@@ -61,13 +62,17 @@ def main() -> None:
                 seconds = run_measured(command(model_path), sample_memory=False)[0]
                 times[name].append(seconds)
                 print(
-                    f"repeat {r} {name:7s} intervals+domain: {seconds:6.1f} s ({args.rows / seconds:,.0f} mol/s)",
+                    f"repeat {r} {name:7s} intervals+domain: {seconds:6.2f} s ({args.rows / seconds:,.0f} mol/s)",
                     flush=True,
                 )
     without, with_ = statistics.median(times["without"]), statistics.median(times["with"])
+    # each back-to-back pair saw the same machine: its ratio says how much the pair's noise moves
+    pairs = sorted(100 * (b / a - 1) for a, b in zip(times["without"], times["with"], strict=True))
+    quartiles = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3
     print(
-        f"median without {without:.1f} s, with {with_:.1f} s: +{100 * (with_ / without - 1):.1f} %"
-        f" ({path.name}, {args.rows:,} rows)"
+        f"median without {without:.2f} s, with {with_:.2f} s: {100 * (with_ / without - 1):+.1f} %"
+        f" ({path.name}, {args.rows:,} rows); per pair: median {quartiles[1]:+.1f} %,"
+        f" quartiles {quartiles[0]:+.1f} / {quartiles[2]:+.1f} %"
     )
 
 
