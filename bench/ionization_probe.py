@@ -66,9 +66,20 @@ def sites(smiles: str) -> tuple[tuple[bool, float], ...]:
     return tuple(out)
 
 
+#: the molecule last asked about and its SMILES: its six features are computed one after
+#: another, so it is written once, not six times (the reference keeps its id from reuse)
+_LAST: list = [None, ""]
+
+
+def _smiles(mol: Chem.Mol) -> str:
+    if _LAST[0] is not mol:
+        _LAST[:] = [mol, Chem.MolToSmiles(mol)]
+    return _LAST[1]
+
+
 def ionization(mol: Chem.Mol, ph: float) -> tuple[float, float, float]:
     """(ionized acidic sites, ionized basic sites, capped solubility gain) at ``ph``."""
-    found = sites(Chem.MolToSmiles(mol))
+    found = sites(_smiles(mol))
     acids = [k for base, k in found if not base and k < MAX_PKA]
     bases = [k for base, k in found if base]
     acid_ionized = sum(1 / (1 + 10 ** (k - ph)) for k in acids)
