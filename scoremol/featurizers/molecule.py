@@ -138,6 +138,9 @@ def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
         return ParsedMolecule(
             None, STATUS_TOO_LARGE, f"SMILES of {len(text):,} characters, above the limit of {MAX_SMILES_CHARS:,}"
         )
+    inner_space = _inner_whitespace(text)
+    if inner_space is not None:
+        return ParsedMolecule(None, STATUS_INVALID, inner_space)
     try:
         mol = _parse_plain(text) if "[" not in text and is_plain_smiles(text) else Chem.MolFromSmiles(text)
     except Exception as exc:  # RDKit raises on a few pathological inputs
@@ -145,6 +148,19 @@ def parse_molecule(smiles: object, standardize: bool = True) -> ParsedMolecule:
     if mol is None:
         return ParsedMolecule(None, STATUS_INVALID, "invalid SMILES (RDKit could not parse it)")
     return finish_molecule(mol, standardize, smiles=text)
+
+
+def _inner_whitespace(text: str) -> str | None:
+    """The reason to refuse a stripped SMILES with whitespace inside, or None.
+
+    RDKit reads what follows the first space or tab as the molecule's name, so ``CC O``
+    would silently become ethane. Only a CXSMILES extension (``CCO |$R;;$|``) may follow
+    a space.
+    """
+    parts = text.split(None, 1)
+    if len(parts) == 1 or parts[1].startswith("|"):
+        return None
+    return f"invalid SMILES: whitespace inside it ({parts[0][:40]!r} then {parts[1][:20]!r}); a SMILES has none"
 
 
 def _parse_plain(text: str) -> Chem.Mol | None:

@@ -36,6 +36,15 @@ def test_whitespace_is_stripped():
     assert Chem.MolToSmiles(parse_molecule("  CCO \t").mol) == "CCO"
 
 
+def test_whitespace_inside_is_invalid_not_a_shorter_molecule():
+    """RDKit reads what follows a space as a name: 'CC O' would be ethane, with status ok."""
+    for text in ("CC O", "CCCCCC Cl", "CC\tO", "CC\nO", "c1ccccc1 C"):
+        p = parse_molecule(text)
+        assert p.status == "invalid" and p.mol is None
+        assert p.reason.startswith("invalid SMILES: whitespace inside it")
+    assert parse_molecule("C[C@H](N)C(=O)O |r|").status == "ok"  # a CXSMILES extension follows a space
+
+
 def test_unchanged_molecule_has_no_note():
     p = parse_molecule("c1ccccc1O")
     assert p.status == "ok" and p.reason == ""
