@@ -32,6 +32,9 @@ def cv(
     plan: CVPlan,
 ) -> None:
     """Cross-validate a model or baseline: per-fold metrics and mean +/- std."""
+    from scoremol.data.destination import check_destination
+
+    check_destination(plan.output_dir, "-o", reads=[*input, plan.folds_file], folder=True)
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.report.console import FoldTable, TrainingProgress, task_lines, uncertainty_table
         from scoremol.training.cv import cross_validate, write_outputs

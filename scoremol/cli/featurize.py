@@ -35,6 +35,9 @@ def featurize(
 
     A molecule above 400 atoms (or a SMILES above 4,000 characters) gets status too_large.
     """
+    from scoremol.data.destination import check_destination
+
+    check_destination(output, "-o", reads=[input])
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.report.console import failed_rows_table, featurize_summary
         from scoremol.training.featurize import featurize_file

@@ -23,6 +23,9 @@ def models() -> None:
 @dataclass_options(request=ExportRequest)
 def export(*, request: ExportRequest) -> None:
     """Write a model's networks and blended trees as ONNX files, each checked against PyTorch or CatBoost."""
+    from scoremol.data.destination import check_destination
+
+    check_destination(request.output_dir, "-o", reads=[request.model], folder=True)
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.models.onnx import export_onnx
 

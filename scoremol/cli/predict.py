@@ -45,6 +45,7 @@ def predict(
     from contextlib import ExitStack
     from dataclasses import replace
 
+    from scoremol.data.destination import check_destination
     from scoremol.data.lock import output_lock
     from scoremol.data.registry import resolve_prediction_inputs
     from scoremol.process import STARTED
@@ -55,6 +56,8 @@ def predict(
     distributed = cluster.check(path, smiles is not None, r.output, r.device)
     if distributed and r.report is not None:
         raise ScoremolError("--report applies to single-machine runs; write it afterwards with scoremol report OUTPUT")
+    check_destination(r.output, "-o", reads=[path, r.model], other_outputs={"--report": r.report})
+    check_destination(r.report, "--report", reads=[path, r.model])
     # one writer per output: a second run on the same file or parts folder stops here, at
     # once, before the seconds of importing torch
     with output_lock(r.output if r.output is not None else cluster.parts_dir), ExitStack() as stack:

@@ -41,6 +41,9 @@ def report(
     Nearest training molecules and atom maps come from --model, or from the default model
     when the file holds its columns.
     """
+    from scoremol.data.destination import check_destination
+
+    check_destination(request.output, "-o", reads=[predictions, request.model])
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.report.collect import ReportCollector
         from scoremol.report.html import ReportTask
@@ -72,6 +75,9 @@ def explain(
     Each atom is removed in turn and the networks predict again; a blended tree's share,
     read from whole-molecule descriptors, is not given to atoms.
     """
+    from scoremol.data.destination import check_destination
+
+    check_destination(request.output_dir, "-o", reads=[*inputs, request.model], folder=True)
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.data.read import read_input
         from scoremol.data.registry import resolve_prediction_inputs, target_label

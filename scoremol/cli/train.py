@@ -51,6 +51,9 @@ def train(
     columns: DataColumns,
 ) -> None:
     """Train a model (networks, a blend, or --arch catboost) and save it as one self-describing file."""
+    from scoremol.data.destination import check_destination
+
+    check_destination(output, "-o", reads=[*input, unlabelled, exclude, spec.teacher])  # before minutes of work
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.models.checkpoint import save_model
         from scoremol.report.console import TrainingProgress, training_summary
@@ -73,6 +76,11 @@ def train(
             "too few measured molecules are unknown to the teacher (or its file does not list its training "
             "molecules), so the intervals are calibrated on molecules whose labels it passed on and may be too "
             "narrow; train the teacher with --exclude to keep some from it"
+        )
+    if spec.calibrate and not spec.is_catboost and model.calibration is None:
+        info(
+            "too few molecules to hold out for calibration (each member holds out a fold; together at least 20): "
+            "the model predicts without intervals, similarity or domain"
         )
     save_model(model, output)
     console.print(training_summary(model, spec, job.targets, output, job.excluded))

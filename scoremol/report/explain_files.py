@@ -3,12 +3,14 @@
 Each explained molecule ``N`` (1-based input row) gets ``molN.csv`` (atom index, element,
 contribution), ``molN.json`` (the same with the prediction), ``molN.svg`` and ``molN.png``
 (the similarity map); ``explanations.csv`` lists every input row with its prediction,
-status, reason and file stem, so no row is lost.
+status, reason and file stem, so no row is lost. Files of an earlier run in the same
+folder that this run did not write again are removed, so the folder holds one run.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -17,12 +19,15 @@ from scoremol.data.atomic import atomic_write
 from scoremol.inference.explain import AtomContributions, similarity_map
 
 INDEX = "explanations.csv"
+#: the per-molecule files this module writes (and so may remove when a later run does not)
+MOLECULE_FILE = re.compile(r"mol\d{4,}\.(json|csv|svg|png)")
 
 
 def write_explanations(directory: Path, items: list[AtomContributions], names: list[str] | None = None) -> Path:
     """Write the files of ``items`` (one per input row, in order) into ``directory``; returns
     the index file's path."""
     directory.mkdir(parents=True, exist_ok=True)
+    earlier = {p.name for p in directory.iterdir() if MOLECULE_FILE.fullmatch(p.name)}
     width = max(4, len(str(len(items))))
     rows = []
     for i, item in enumerate(items):
@@ -53,4 +58,7 @@ def write_explanations(directory: Path, items: list[AtomContributions], names: l
     index = directory / INDEX
     with atomic_write(index, "w", newline="") as handle:
         pd.DataFrame(rows).to_csv(handle, index=False)
+    written = {f"{row['files']}.{ext}" for row in rows if row["files"] for ext in ("json", "csv", "svg", "png")}
+    for name in earlier - written:
+        (directory / name).unlink(missing_ok=True)
     return index
