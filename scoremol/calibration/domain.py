@@ -18,7 +18,8 @@ similarity ranks those errors far worse (0.09 for both models) and costs minutes
 
 A molecule is ``out`` of the domain when its similarity is below a threshold
 chosen on held-out training molecules, or when it has an element, formal charge or size
-that no training molecule has (the network has never seen those inputs).
+that no training molecule has (the network has never seen those inputs), or an element or
+charge outside the featurizer's lists (which it cannot tell apart).
 """
 
 from __future__ import annotations
@@ -36,14 +37,24 @@ OUT_OF_DOMAIN_SHARE = 0.05
 #: the neighbour counts whose mean distance may measure similarity (chosen per model)
 NEIGHBOURS: tuple[int, ...] = (1, 10)
 
-_ELEMENT_SLOTS = list(ELEMENTS) + ["an element outside the featurizer's list"]
-_CHARGE_SLOTS = [f"{c:+d}" for c in FORMAL_CHARGES] + ["a charge outside the featurizer's list"]
+_ELEMENT_SLOTS = list(ELEMENTS) + ["other"]
+_CHARGE_SLOTS = [f"{c:+d}" for c in FORMAL_CHARGES] + ["other"]
 #: atom feature columns that name a molecule's composition: element, then formal charge
 COMPOSITION_COLUMNS = np.r_[
     ATOM_OFFSETS["element"] : ATOM_OFFSETS["element"] + len(_ELEMENT_SLOTS),
     ATOM_OFFSETS["formal_charge"] : ATOM_OFFSETS["formal_charge"] + len(_CHARGE_SLOTS),
 ]
-_COMPOSITION_NAMES = [f"element {e}" for e in _ELEMENT_SLOTS] + [f"formal charge {c}" for c in _CHARGE_SLOTS]
+_COMPOSITION_NAMES = (
+    [f"element {e}" for e in ELEMENTS]
+    + ["an element outside the featurizer's list"]
+    + [f"formal charge {c:+d}" for c in FORMAL_CHARGES]
+    + ["a formal charge outside the featurizer's list"]
+)
+#: the two "other" slots: the featurizer gives every element (charge) outside its list the
+#: same column, so a uranium atom looks like the tin a training molecule had. A molecule
+#: using them is never in the domain, whatever the training data held.
+_OTHER_SLOTS = np.zeros(len(COMPOSITION_COLUMNS), dtype=bool)
+_OTHER_SLOTS[[len(_ELEMENT_SLOTS) - 1, len(_ELEMENT_SLOTS) + len(_CHARGE_SLOTS) - 1]] = True
 
 
 #: one neighbour search: the rows of the reference to search (None: all of them) and how
@@ -421,8 +432,13 @@ class Domain:
         out = [""] * len(ids)
         for k in np.flatnonzero(flagged):  # only the few outside need words
             atoms = x[atom_ptr[ids[k]] : atom_ptr[ids[k] + 1], COMPOSITION_COLUMNS]
-            unseen = (atoms > 0).any(axis=0) & ~self.seen
-            why = [f"{_COMPOSITION_NAMES[c]} not in the training data" for c in np.flatnonzero(unseen)]
+            unseen = (atoms > 0).any(axis=0) & self._unknown
+            why = [
+                f"{_COMPOSITION_NAMES[c]} (the model cannot tell it from others outside it)"
+                if _OTHER_SLOTS[c]
+                else f"{_COMPOSITION_NAMES[c]} not in the training data"
+                for c in np.flatnonzero(unseen)
+            ]
             if sizes[k] > self.max_atoms:
                 why.append(f"{int(sizes[k])} atoms, more than any training molecule ({self.max_atoms})")
             if similarity[k] < self.threshold:
@@ -430,11 +446,17 @@ class Domain:
             out[k] = "out of domain: " + "; ".join(why)
         return out
 
+    @property
+    def _unknown(self) -> np.ndarray:
+        """Composition slots that put a molecule out of the domain ``[C]``: those no training
+        molecule uses, and the two "other" slots."""
+        return ~self.seen | _OTHER_SLOTS
+
     def _unseen(self, x: np.ndarray, atom_ptr: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        """Whether each graph ``ids`` has an atom with a composition slot no training molecule
-        has ``[len(ids)]``: read from those slots' columns only (usually none), which keeps
-        the check from costing a tenth of the domain's time."""
-        columns = COMPOSITION_COLUMNS[~self.seen]
+        """Whether each graph ``ids`` has an atom in an unknown composition slot
+        ``[len(ids)]``: read from those slots' columns only (usually a few), which keeps the
+        check from costing a tenth of the domain's time."""
+        columns = COMPOSITION_COLUMNS[self._unknown]
         if len(columns) == 0 or len(ids) == 0 or len(x) == 0:
             return np.zeros(len(ids), dtype=bool)
         unseen_atom = (x[:, columns] > 0).any(axis=1)

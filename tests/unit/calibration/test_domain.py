@@ -9,6 +9,7 @@ import torch
 from scoremol.calibration import Domain
 from scoremol.calibration.domain import composition, neighbour_distance, to_similarity
 from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
+from scoremol.featurizers.layout import ELEMENTS
 
 
 def test_neighbour_distance_is_the_brute_force_mean_of_the_nearest():
@@ -67,6 +68,20 @@ def test_unseen_elements_charges_and_sizes_are_out():
     assert "element Se" not in picked[2]
     low = domain.reasons(new.x, new.atom_ptr, np.arange(1), np.array([domain.threshold - 0.01]))
     assert low[0].startswith("out of domain: similarity")
+
+
+def test_elements_and_charges_outside_the_featurizers_lists_are_always_out():
+    """Every element outside the list shares one input: training on germanium says nothing
+    of uranium, so such a molecule is out even when a training molecule filled that slot."""
+    train = featurized(["CCO", "C[Ge](C)(C)C", "C[Sn](C)(C)C", "c1ccccc1O"])
+    ids = np.arange(train.num_graphs)
+    domain = Domain.fit(torch.randn(len(ids), 4), 1, 1.0, np.array([0.5, 0.6, 0.7]), train.x, train.atom_ptr, ids)
+    assert domain.seen[len(ELEMENTS)]  # germanium filled the "other" element slot
+    new = featurized(["CCCO", "[U]", "C[Sn](C)(C)CC", "[He]"])
+    reasons = domain.reasons(new.x, new.atom_ptr, np.arange(new.num_graphs), np.ones(new.num_graphs))
+    assert reasons[0] == "" and reasons[2] == ""  # tin is in the featurizer's list
+    for reason in (reasons[1], reasons[3]):
+        assert "an element outside the featurizer's list (the model cannot tell it from others" in reason
 
 
 def test_composition_marks_each_graph_separately():
