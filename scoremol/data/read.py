@@ -48,6 +48,7 @@ __all__ = [
     "read_input",
     "smiles_chunk",
     "sniff_format",
+    "sniff_head",
 ]
 
 FORMATS = ("csv", "tsv", "smi", "sdf", "parquet")
@@ -98,6 +99,25 @@ def sniff_format(first_line: bytes, smiles_col: str | None) -> str:
         if len(tokens) > 1 and wanted & set(tokens):
             return kind
     return "smi"
+
+
+def sniff_head(stream: BinaryIO, smiles_col: str | None) -> tuple[str, bytes]:
+    """The format of a text input from its first lines, and the bytes read to tell it."""
+    head = stream.readline()
+    if not head:
+        raise ScoremolError("input is empty")
+    kind = sniff_format(head, smiles_col)
+    if kind == "smi":  # or an SDF: its first line is a free title, its fourth the counts line
+        head += b"".join(stream.readline() for _ in range(3))
+        kind = "sdf" if is_molfile_start(head) else kind
+    return kind, head
+
+
+def is_molfile_start(head: bytes) -> bool:
+    """Whether ``head`` (an input's first lines) starts a molfile, so the input is an SDF:
+    its fourth line is a V2000 or V3000 counts line."""
+    lines = head.splitlines()
+    return len(lines) >= 4 and lines[3].rstrip().endswith((b"V2000", b"V3000"))
 
 
 def iter_table(stream: BinaryIO, sep: str, smiles_col: str | None, chunk_size: int) -> Iterator[MoleculeChunk]:
@@ -226,6 +246,8 @@ def iter_sdf(stream: BinaryIO, chunk_size: int, first_record: int = 0) -> Iterat
             record["smiles"] = Chem.MolToSmiles(mol)
             record["name"] = mol.GetProp("_Name") if mol.HasProp("_Name") else ""
             for key, value in mol.GetPropsAsDict(includePrivate=False, includeComputed=False).items():
+                while key in record:  # a property called smiles or name keeps the structure's and title's
+                    key = f"sdf_{key}"
                 record[key] = str(value)
         records.append(record)
         mols.append(mol)
@@ -268,11 +290,8 @@ def iter_chunks(
 def _iter_text(stream: BinaryIO, kind: str | None, smiles_col: str | None, chunk_size: int) -> Iterator[MoleculeChunk]:
     """The rows of a text input (CSV, TSV, SMI or SDF; None: sniffed from its first line)."""
     if kind is None:
-        first = stream.readline()
-        if not first:
-            raise ScoremolError("input is empty")
-        kind = sniff_format(first, smiles_col)
-        stream = io.BufferedReader(PrefixedStream(first, stream))
+        kind, head = sniff_head(stream, smiles_col)
+        stream = io.BufferedReader(PrefixedStream(head, stream))
     if kind == "sdf":
         if smiles_col is not None:
             raise ScoremolError("smiles_col does not apply to SDF input")

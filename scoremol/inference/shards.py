@@ -38,7 +38,7 @@ from scoremol.data.read import (
     iter_smi,
     iter_table,
     open_parquet,
-    sniff_format,
+    sniff_head,
 )
 from scoremol.data.stream import compression_of
 from scoremol.errors import ScoremolError
@@ -128,7 +128,7 @@ def _kind(path: str, fmt: str | None, smiles_col: str | None) -> str:
     kind = detect_format(path, fmt)
     if kind is None:
         with open(path, "rb") as handle:
-            kind = sniff_format(handle.readline(), smiles_col)
+            kind = sniff_head(handle, smiles_col)[0]
     return kind
 
 

@@ -31,7 +31,7 @@ def test_csv_with_detected_column_and_stripped_whitespace(tmp_path):
 
 def test_explicit_smiles_column(tmp_path):
     path = write(tmp_path, "a.csv", "id,structure\n1,CCO\n2,CCN\n")
-    with pytest.raises(ScoremolError, match=r"no SMILES column found.*name the SMILES column \(smiles_col\)"):
+    with pytest.raises(ScoremolError, match=r"no SMILES column found.*name it with --smiles-col \(smiles_col in"):
         read_input(path)
     assert read_input(path, smiles_col="structure").smiles == ["CCO", "CCN"]
     with pytest.raises(ScoremolError, match="'nope' not found; columns are: id, structure"):
@@ -81,6 +81,27 @@ def test_sdf_keeps_properties_and_failed_records(tmp_path):
     assert "SDF record 2" in parsed[1].reason
     assert chunk.frame["name"].tolist()[0] == "ethanol"
     assert chunk.frame["logS"].tolist()[0] == "1.1"
+
+
+def test_sdf_properties_named_like_the_structure_or_title_keep_them(tmp_path):
+    mol = Chem.MolFromSmiles("CCO")
+    mol.SetProp("_Name", "ethanol")
+    block = Chem.MolToMolBlock(mol) + "> <smiles>\nfake\n\n> <name>\nprop name\n\n$$$$\n"
+    chunk = read_input(write(tmp_path, "p.sdf", block))
+    row = chunk.frame.iloc[0]
+    assert row["smiles"] == "CCO" and row["name"] == "ethanol"
+    assert row["sdf_smiles"] == "fake" and row["sdf_name"] == "prop name"
+
+
+def test_an_sdf_on_standard_input_is_recognized(monkeypatch):
+    mol = Chem.MolFromSmiles("CCO")
+    mol.SetProp("_Name", "ethanol")
+    block = (Chem.MolToMolBlock(mol) + "$$$$\n") * 2
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(block.encode())))
+    chunk = read_input("-")
+    assert chunk.smiles == ["CCO", "CCO"] and chunk.frame["name"].tolist() == ["ethanol", "ethanol"]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"CCO\nO\nN\nC V2000x\nCC\n")))
+    assert read_input("-").smiles == ["CCO", "O", "N", "C", "CC"]  # SMILES lines stay SMILES
 
 
 def test_stdin_is_sniffed(monkeypatch):
