@@ -48,7 +48,10 @@ class TargetScaler:
 
     @classmethod
     def from_dict(cls, d: dict) -> TargetScaler:
-        return cls(np.asarray(d["mean"], dtype=np.float64), np.asarray(d["std"], dtype=np.float64))
+        mean, std = np.asarray(d["mean"], dtype=np.float64), np.asarray(d["std"], dtype=np.float64)
+        if mean.shape != std.shape or not (np.isfinite(mean).all() and np.isfinite(std).all() and (std > 0).all()):
+            raise ValueError("target scaler needs finite means and positive spreads, one per target")
+        return cls(mean, std)
 
 
 def _signed_log(x, xp=np):

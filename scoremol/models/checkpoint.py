@@ -148,6 +148,8 @@ def _load_domain(meta: dict, reference, payload: dict | None = None) -> Domain |
 def load_model(path: str | Path) -> TrainedModel:
     """Read a model file; any problem is a one-line :class:`ScoremolError` naming it."""
     p = Path(path)
+    if p.is_dir():
+        raise ScoremolError(f"{path} is a folder, not a model file")
     if not p.is_file():
         raise ScoremolError(f"model file not found: {path}")
     return _load(p, path)
@@ -226,6 +228,8 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
         )
     if not members and model.tree is None:
         raise ScoremolError(f"{path} holds no trained weights")
+    if not model.target_names or len(model.target_scaler.mean) != len(model.target_names):
+        raise ScoremolError(f"{path} is an incomplete scoremol model (its targets and their scaler do not match)")
     if model.tree is not None:
         try:
             model.tree.boosters()  # read once: a broken tree is reported here, not mid-prediction

@@ -24,9 +24,11 @@ ARCHITECTURES: tuple[str, ...] = GRAPH_ARCHITECTURES + DENSE_ARCHITECTURES
 READOUT_NAMES: tuple[str, ...] = ("molattfp", "sum", "mean")
 
 
-def _check_int(name: str, value: Any, minimum: int) -> None:
+def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value!r}")
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
@@ -82,9 +84,11 @@ class ModelConfig:
         _check_choice("arch", self.arch, ARCHITECTURES)
         validate_depth_args(self.mode, self.steps, self.dt, self.integrator, self.learnable_dt, self.step_norm)
         _check_choice("readout", self.readout, READOUT_NAMES)
-        _check_int("readout_steps", self.readout_steps, 1)
-        _check_int("hidden", self.hidden, 1)
-        _check_int("heads", self.heads, 1)
+        # upper bounds far past any useful model keep a hand-edited file from costing
+        # unbounded time or memory per molecule
+        _check_int("readout_steps", self.readout_steps, 1, 64)
+        _check_int("hidden", self.hidden, 1, 4096)
+        _check_int("heads", self.heads, 1, 64)
         _check_int("descriptor_dim", self.descriptor_dim, 0)
         _check_int("atom_dim", self.atom_dim, 1)
         _check_int("bond_dim", self.bond_dim, 1)

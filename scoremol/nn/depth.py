@@ -41,6 +41,11 @@ DT_SPAN = 0.4
 P_CLIP = 0.05
 
 
+#: the most steps (layers) a network may take: far past any useful depth, and a bound on
+#: what a model file can make one molecule cost
+MAX_STEPS = 64
+
+
 def validate_depth_args(
     mode: str,
     steps: int,
@@ -55,8 +60,8 @@ def validate_depth_args(
     """
     if not isinstance(mode, str) or mode not in MODES:
         raise ValueError(f"unknown depth mode {mode!r}; choose one of {list(MODES)}")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValueError(f"steps must be an integer >= 1, got {steps!r}")
+    if isinstance(steps, bool) or not isinstance(steps, int) or not 1 <= steps <= MAX_STEPS:
+        raise ValueError(f"steps must be an integer in [1, {MAX_STEPS}], got {steps!r}")
     if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt):
         raise ValueError(f"dt must be a finite number, got {dt!r}")
     if not 0.0 <= dt <= 1.0:

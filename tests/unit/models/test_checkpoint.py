@@ -113,3 +113,31 @@ def test_metadata_reads_without_torch_as_load_model_sees_it(tiny_model, tmp_path
     torch.save({"weights": torch.zeros(2), "note": "meta"}, zipped)  # 'meta' as a value, not a key
     assert read_metadata(tmp_path / "text.pt") is None and read_metadata(zipped) is None
     assert read_metadata(tmp_path / "missing.pt") is None
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda m: m["model_config"].update(steps=10**9), "steps must be an integer in"),
+        (lambda m: m["model_config"].update(hidden=10**6), "hidden must be at most"),
+        (lambda m: m.update(targets=[]), "targets and their scaler do not match"),
+        (lambda m: m["target_scaler"].update(std=[0.0]), "positive spreads"),
+        (lambda m: m["target_scaler"].update(mean=[float("nan")]), "finite means"),
+    ],
+)
+def test_a_hand_edited_model_file_is_refused_before_any_work(tiny_model, tmp_path, edit, message):
+    """A file's numbers bound what one molecule costs (a billion steps would never end) and
+    what a prediction means: they are checked on loading."""
+    _, path = tiny_model
+    raw = torch.load(path, weights_only=True)
+    meta = json.loads(raw["meta"])
+    edit(meta)
+    edited = tmp_path / "edited.pt"
+    torch.save({**raw, "meta": json.dumps(meta)}, edited)
+    with pytest.raises(ScoremolError, match=message):
+        load_model(edited)
+
+
+def test_a_folder_is_no_model_file(tmp_path):
+    with pytest.raises(ScoremolError, match="is a folder, not a model file"):
+        load_model(tmp_path)
