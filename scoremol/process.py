@@ -24,6 +24,19 @@ def flush_streams() -> None:
             pass
 
 
+#: files this process removes even when it exits at once (an output's lock), with the pid
+#: that made each: a forked child exiting must not remove its parent's
+_REMOVE_ON_EXIT: dict[str, int] = {}
+
+
+def remove_on_exit(path: str | os.PathLike, remove: bool = True) -> None:
+    """Have :func:`exit_interrupted` remove ``path`` (``remove=False``: no longer)."""
+    if remove:
+        _REMOVE_ON_EXIT[os.fspath(path)] = os.getpid()
+    else:
+        _REMOVE_ON_EXIT.pop(os.fspath(path), None)
+
+
 def exit_interrupted(message: str, code: int) -> None:
     """Report an interrupt and exit with ``code``, always.
 
@@ -34,6 +47,10 @@ def exit_interrupted(message: str, code: int) -> None:
     """
     print(message, file=sys.stderr)
     flush_streams()
+    for path, pid in list(_REMOVE_ON_EXIT.items()):
+        if pid == os.getpid():
+            with contextlib.suppress(OSError):
+                os.unlink(path)
     os._exit(code)
 
 

@@ -51,7 +51,7 @@ def find_smiles_column(columns: list[str], requested: str | None) -> str:
     if len(matches) == 1:
         return matches[0]
     raise ScoremolError(
-        "no SMILES column found (looked for smiles/SMILES/Smiles); name the SMILES column (smiles_col); "
+        "no SMILES column found (looked for smiles/SMILES/Smiles); name it with --smiles-col (smiles_col in Python); "
         f"columns are: {', '.join(map(str, columns))}"
     )
 

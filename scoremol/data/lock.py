@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from scoremol.errors import ScoremolError
+from scoremol.process import remove_on_exit
 
 try:
     import fcntl
@@ -74,12 +75,14 @@ def output_lock(target: str | os.PathLike | None) -> Iterator[None]:
         if current:
             break
         os.close(fd)
+    remove_on_exit(path)  # also when an interrupt during an import exits at once
     try:
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
         os.ftruncate(fd, 0)
         os.write(fd, json.dumps(owner).encode())
         yield
     finally:
+        remove_on_exit(path, remove=False)
         try:
             os.unlink(path)
         except OSError:

@@ -216,4 +216,8 @@ def resolve_prediction_inputs(inputs: list[str]) -> tuple[str, list[str] | None]
         RDLogger.DisableLog("rdApp.*")
         if Chem.MolFromSmiles(arg) is None:
             raise ScoremolError(f"input file not found: {arg} (nor a data set name or a valid SMILES)")
+    for arg in inputs:  # no SMILES ends like a file name: a missing file is not an invalid row
+        if arg.lower().endswith(FILE_SUFFIXES):
+            what = "not found" if not Path(arg).exists() else "given with other inputs; give one file alone"
+            raise ScoremolError(f"input file {what}: {arg} (several inputs are read as SMILES strings)")
     return "", list(inputs)

@@ -10,6 +10,7 @@ predicted gets empty predictions and its reason.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -66,11 +67,17 @@ def parse_thresholds(values: list[str] | None) -> float | dict[str, float] | Non
         return None
     out: dict[str, float] = {}
     for value in values:
-        label, _, number = value.rpartition("=")
+        label, equals, number = value.rpartition("=")
         try:
             limit = float(number)
         except ValueError:
             raise ScoremolError(f"--threshold {value!r}: give a number or LABEL=NUMBER") from None
+        if not math.isfinite(limit):
+            raise ScoremolError(f"--threshold {value!r}: give a finite number")
+        if equals and not label:
+            raise ScoremolError(f"--threshold {value!r}: name the target before '=' (or give the number alone)")
+        if label in out:
+            raise ScoremolError(f"--threshold names {label or 'the first target'} more than once")
         if not label and len(values) == 1:
             return limit
         out[label] = limit  # "" stands for the first target

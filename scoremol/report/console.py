@@ -16,7 +16,8 @@ from scoremol.spec import TrainingSpec
 
 
 def failed_rows_table(statuses: list[str], reasons: list[str], smiles: list[str], limit: int = 10) -> Table | None:
-    """The first ``limit`` rows that could not be featurized, or None when all could."""
+    """The first ``limit`` rows that could not be featurized, or None when all could (rows
+    numbered from 1, the first data row, as every message numbers them)."""
     bad = [(i, s, r) for i, (st, r, s) in enumerate(zip(statuses, reasons, smiles)) if st != "ok"]
     if not bad:
         return None
@@ -25,7 +26,7 @@ def failed_rows_table(statuses: list[str], reasons: list[str], smiles: list[str]
     table.add_column("SMILES")
     table.add_column("reason")
     for i, s, r in bad[:limit]:
-        table.add_row(str(i), s[:60], r)
+        table.add_row(str(i + 1), s[:60], r)
     return table
 
 

@@ -45,7 +45,9 @@ def featurize_file(input: str, output: Path, request: FeaturizeRequest | None = 
         raise ScoremolError(f"no data rows in {input}")
     if r.strict and data.num_failed:
         first = next(i for i, s in enumerate(data.status) if s != "ok")
-        raise ScoremolError(f"{data.num_failed} invalid row(s) with --strict; first: row {first}: {data.reason[first]}")
+        raise ScoremolError(
+            f"{data.num_failed} invalid row(s) with --strict; first: row {first + 1}: {data.reason[first]}"
+        )
     data.save(output)
     smiles = data.table[data.smiles_col].astype(str).tolist()
     if r.report is not None:

@@ -213,6 +213,9 @@ def prepare_training(
     inputs = [input] if isinstance(input, str) else list(input)
     if unlabelled is not None and spec.teacher is None:
         raise ScoremolError("--unlabelled molecules need a --teacher to label them")
+    repeated = sorted({t for t in targets or [] if targets.count(t) > 1})
+    if repeated:  # two heads learning one column would give two columns that disagree
+        raise ScoremolError(f"--target {', '.join(repeated)} is named more than once")
     if len(inputs) > 1 or unlabelled is not None:
         job = merge_training_inputs(inputs, spec, targets, smiles_col, fmt, unlabelled)
     else:

@@ -28,6 +28,7 @@ def test_featurize_bad_rows_with_reasons_and_strict(tmp_path):
     assert "kept 1 of 2 fragments" in lines[4]
     _, err, code = run_cli("featurize", str(src), "-o", str(tmp_path / "g.pt"), "--strict")
     assert code == 1 and "with --strict" in err and "Traceback" not in err
+    assert "first: row 2: empty SMILES" in err  # the second data row, numbered as train's messages number rows
     assert not (tmp_path / "g.pt").exists()
 
 
@@ -44,7 +45,8 @@ def test_one_line_errors_without_traceback(tmp_path):
     assert code == 1 and err.strip().count("\n") == 0 and "input file not found" in err
     (tmp_path / "a.csv").write_text("id,structure\n1,CCO\n")
     _, err, code = run_cli("featurize", str(tmp_path / "a.csv"), "-o", str(tmp_path / "x.pt"))
-    assert code == 1 and "name the SMILES column (smiles_col)" in err and "columns are: id, structure" in err
+    assert code == 1 and "name it with --smiles-col (smiles_col in Python)" in err
+    assert "columns are: id, structure" in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     _, err, code = run_cli("-v", "featurize", str(tmp_path / "missing.csv"), "-o", str(tmp_path / "x.pt"))
     assert code != 0 and "Traceback" in err

@@ -248,3 +248,21 @@ def test_fast_preset_training_imports_neither_pyg_nor_sklearn(tmp_path, esol_pat
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "[]"
     assert (tmp_path / "m.pt").is_file()
+
+
+def test_a_target_named_twice_is_an_error(tmp_path, esol_path):
+    _, err, code = run_cli(
+        "train", str(esol_path), "--target", ESOL_TARGET, "--target", ESOL_TARGET, *tiny_net_flags(1),
+        "-o", str(tmp_path / "m.pt"),
+    )  # fmt: skip
+    assert code == 1 and "is named more than once" in err and not (tmp_path / "m.pt").exists()
+
+
+def test_too_few_molecules_to_calibrate_is_said(tmp_path):
+    src = tmp_path / "small.csv"
+    src.write_text("smiles,y\n" + "".join(f"{'C' * (i % 9 + 1)}O,{-i / 10}\n" for i in range(30)))
+    out = tmp_path / "m.pt"
+    _, err, code = run_cli("train", str(src), "--target", "y", *tiny_net_flags(1), "-o", str(out))
+    assert code == 0, err
+    assert "too few molecules to hold out for calibration" in err
+    assert load_model(out).calibration is None

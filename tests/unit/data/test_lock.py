@@ -44,6 +44,25 @@ def test_a_killed_writer_leaves_no_lock_that_blocks(tmp_path):
         pass
 
 
+def test_an_interrupt_that_exits_at_once_removes_the_lock_but_a_forked_child_does_not(tmp_path):
+    """Ctrl-C during an import exits on the spot (no ``finally``); the lock file goes too.
+    A forked child (the head start) that exits so leaves its parent's lock alone."""
+    out = tmp_path / "out.csv"
+    code = (
+        "import os, sys\nfrom scoremol.data.lock import lock_path, output_lock\n"
+        "from scoremol.process import exit_interrupted\n"
+        "with output_lock(sys.argv[1]):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n        exit_interrupted('child', 130)\n"
+        "    os.waitpid(pid, 0)\n"
+        "    print(lock_path(sys.argv[1]).exists(), flush=True)\n"
+        "    exit_interrupted('scoremol: interrupted', 130)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(out)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130 and done.stdout.strip() == "True"
+    assert not lock_path(out).exists()
+
+
 def test_standard_output_and_devices_take_no_lock(tmp_path):
     with output_lock(None):
         pass
