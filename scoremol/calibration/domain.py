@@ -51,7 +51,7 @@ _COMPOSITION_NAMES = (
     + ["a formal charge outside the featurizer's list"]
 )
 #: the two "other" slots: the featurizer gives every element (charge) outside its list the
-#: same column, so a uranium atom looks like the tin a training molecule had. A molecule
+#: same column, so a uranium atom looks like a training molecule's germanium. A molecule
 #: using them is never in the domain, whatever the training data held.
 _OTHER_SLOTS = np.zeros(len(COMPOSITION_COLUMNS), dtype=bool)
 _OTHER_SLOTS[[len(_ELEMENT_SLOTS) - 1, len(_ELEMENT_SLOTS) + len(_CHARGE_SLOTS) - 1]] = True
