@@ -230,6 +230,8 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
         raise ScoremolError(f"{path} holds no trained weights")
     if not model.target_names or len(model.target_scaler.mean) != len(model.target_names):
         raise ScoremolError(f"{path} is an incomplete scoremol model (its targets and their scaler do not match)")
+    if members and model.domain is not None and model.domain.reference.shape[1] != config.hidden:
+        raise ScoremolError(f"{path}: its domain's embeddings do not match its networks (width {config.hidden})")
     if model.tree is not None:
         try:
             model.tree.boosters()  # read once: a broken tree is reported here, not mid-prediction

@@ -138,6 +138,16 @@ def test_a_hand_edited_model_file_is_refused_before_any_work(tiny_model, tmp_pat
         load_model(edited)
 
 
+def test_a_domain_of_another_width_is_refused(tmp_path):
+    from scoremol.pretrained import bundled_model_path
+
+    raw = torch.load(bundled_model_path("esol-fast"), weights_only=True)  # a small calibrated model
+    edited = tmp_path / "edited.pt"
+    torch.save({**raw, "domain_reference": raw["domain_reference"][:, :3]}, edited)
+    with pytest.raises(ScoremolError, match="domain's embeddings do not match its networks"):
+        load_model(edited)
+
+
 def test_a_folder_is_no_model_file(tmp_path):
     with pytest.raises(ScoremolError, match="is a folder, not a model file"):
         load_model(tmp_path)
