@@ -20,19 +20,30 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.base import BaseEstimator, RegressorMixin
 
 from scoremol.data.read import smiles_chunk
 from scoremol.errors import ScoremolError
 from scoremol.spec import TrainingSpec
 
 
-def _smiles_list(smiles: Sequence[str] | pd.Series | np.ndarray) -> list[str]:
+def _smiles_list(smiles: Sequence[str] | pd.Series | pd.DataFrame | np.ndarray) -> list[str]:
+    """SMILES from a sequence, a Series, or one column (a one-column DataFrame or ``[n, 1]``
+    array, as scikit-learn's tools hand a column on)."""
     if isinstance(smiles, str):
         raise TypeError("pass a sequence of SMILES strings, not one string")
-    return [str(s) for s in smiles]
+    if isinstance(smiles, pd.DataFrame):
+        if smiles.shape[1] != 1:
+            raise ValueError(f"pass one column of SMILES, not a table of {smiles.shape[1]} columns")
+        smiles = smiles.iloc[:, 0]
+    elif isinstance(smiles, np.ndarray) and smiles.ndim != 1:
+        if smiles.ndim != 2 or smiles.shape[1] != 1:
+            raise ValueError(f"pass one column of SMILES, not an array of shape {smiles.shape}")
+        smiles = smiles[:, 0]
+    return [s.decode() if isinstance(s, bytes) else str(s) for s in smiles]
 
 
-class ScoreRegressor:
+class ScoreRegressor(RegressorMixin, BaseEstimator):
     """Fit on SMILES and targets, predict from SMILES; see the module docstring.
 
     Attributes after :meth:`fit` (or :meth:`load`): ``model_`` (the
@@ -66,6 +77,8 @@ class ScoreRegressor:
         values = np.asarray(y, dtype=np.float64)
         if values.ndim == 1:
             values = values[:, None]
+        if values.ndim != 2 or values.shape[1] == 0:
+            raise ValueError(f"y must be [n] or [n, targets], not of shape {values.shape}")
         if len(values) != len(smiles):
             raise ValueError(f"smiles and y differ in length ({len(smiles)} vs {len(values)})")
         from scoremol.training.setup import MAX_TARGET_MAGNITUDE
@@ -78,6 +91,12 @@ class ScoreRegressor:
             names = [target or str(getattr(y, "name", None) or "y")]
         else:
             names = [str(c) for c in getattr(y, "columns", [f"y{t}" for t in range(values.shape[1])])]
+            repeated = sorted({n for n in names if names.count(n) > 1})
+            if repeated:
+                raise ValueError(f"y names the target {', '.join(repeated)} more than once")
+        empty = [n for t, n in enumerate(names) if not np.isfinite(values[:, t]).any()]
+        if empty and len(names) > 1:
+            raise ValueError(f"y has no usable value for the target {', '.join(empty)}")
         plan = feature_plan(self.spec)
         data = featurize_all(smiles_chunk(smiles, {n: values[:, t] for t, n in enumerate(names)}), plan.settings)
         self.n_failed_ = data.num_failed
@@ -118,10 +137,15 @@ class ScoreRegressor:
         model = self._trained()
         if model.calibration is None:
             raise ScoremolError("this model has no calibration (trained with calibrate=False or too few molecules)")
+        if not 0 <= target < len(model.target_names):
+            raise ValueError(f"target {target} is not one of this model's targets 0-{len(model.target_names) - 1}")
+        coverage = DEFAULT_COVERAGE if coverage is None else coverage
+        if not 0 < coverage < 1:
+            raise ValueError(f"coverage must lie strictly between 0 and 1, got {coverage}")
         smiles = _smiles_list(smiles)
         result = predict_part(model, smiles_chunk(smiles), batch_size=256, device=self.spec.device)
         mean = result.mean[:, target]
-        lo, hi = model.calibration[target].interval(mean, result.difficulty(target), coverage or DEFAULT_COVERAGE)
+        lo, hi = model.calibration[target].interval(mean, result.difficulty(target), coverage)
         out = np.full((3, len(smiles)), np.nan)
         out[:, result.graph_row] = mean, lo, hi
         return out[0], out[1], out[2]
@@ -132,7 +156,9 @@ class ScoreRegressor:
 
         pred = np.asarray(self.predict(smiles), dtype=np.float64)
         truth = np.asarray(y, dtype=np.float64)
-        keep = np.isfinite(pred)
+        if truth.shape != pred.shape:
+            raise ValueError(f"smiles and y differ in shape ({pred.shape} predicted vs {truth.shape})")
+        keep = np.isfinite(pred) & np.isfinite(truth)
         return regression_metrics(truth[keep], pred[keep])["r2"]
 
     # -- files ---------------------------------------------------------------------------------

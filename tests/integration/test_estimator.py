@@ -103,6 +103,65 @@ def test_scikit_learn_can_clone_it():
     assert copy is not regressor and copy.spec == regressor.spec and not hasattr(copy, "model_")
 
 
+def test_scikit_learns_tools_take_it(esol100):
+    """cross_val_score, Pipeline and check_is_fitted read the estimator's tags (scikit-learn
+    1.6 and later): a bare class without them failed in every one."""
+    from sklearn.base import is_regressor
+    from sklearn.exceptions import NotFittedError
+    from sklearn.model_selection import cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+    from sklearn.utils.validation import check_is_fitted
+
+    smiles, y, held_out = esol100
+    regressor = ScoreRegressor(preset="fast", epochs=1)
+    assert is_regressor(regressor)
+    with pytest.raises(NotFittedError):
+        check_is_fitted(regressor)
+    scores = cross_val_score(regressor, smiles[:60], y[:60], cv=2)
+    assert scores.shape == (2,) and np.isfinite(scores).all()
+    column = np.array(smiles[:60], dtype=object)[:, None]  # what a ColumnTransformer hands on
+    pipeline = make_pipeline(FunctionTransformer(lambda x: x), ScoreRegressor(preset="fast", epochs=1))
+    pipeline.fit(column, y[:60])
+    check_is_fitted(pipeline[-1])
+    pred = pipeline.predict(np.array(held_out["smiles"].head(5), dtype=object)[:, None])
+    assert pred.shape == (5,) and np.isfinite(pred).all()
+
+
+def test_x_may_be_one_column_and_nothing_wider(fitted, esol100):
+    _, _, held_out = esol100
+    smiles = held_out["smiles"].head(4).tolist()
+    expected = fitted.predict(smiles)
+    assert np.allclose(fitted.predict(held_out[["smiles"]].head(4)), expected)
+    assert np.allclose(fitted.predict(np.array(smiles, dtype=object)[:, None]), expected)
+    assert np.allclose(fitted.predict([s.encode() for s in smiles]), expected)
+    with pytest.raises(ValueError, match="one column of SMILES, not a table of 2 columns"):
+        fitted.predict(held_out[["smiles", ESOL_TARGET]])
+    with pytest.raises(ValueError, match=r"not an array of shape \(2, 2\)"):
+        fitted.predict(np.array([smiles[:2], smiles[2:]]))
+
+
+def test_interval_score_and_y_misuse_are_clear_errors(esol100):
+    smiles, y, held_out = esol100
+    calibrated = ScoreRegressor(preset="fast", epochs=1, ensemble=2).fit(smiles, y)  # 2 x 10 held out
+    assert calibrated.model_.calibration is not None
+    for coverage in (0, 1, 1.5):
+        with pytest.raises(ValueError, match="coverage must lie strictly between 0 and 1"):
+            calibrated.predict_interval(smiles[:2], coverage=coverage)
+    with pytest.raises(ValueError, match="target 1 is not one of this model's targets 0-0"):
+        calibrated.predict_interval(smiles[:2], target=1)
+    with pytest.raises(ValueError, match="differ in shape"):
+        calibrated.score(smiles[:10], y[:5])
+    with pytest.raises(ValueError, match=r"not of shape \(3, 0\)"):
+        ScoreRegressor(preset="fast").fit(smiles[:3], np.zeros((3, 0)))
+    both = pd.DataFrame({"a": y[:40].to_numpy(), "b": np.full(40, np.nan)})
+    with pytest.raises(ValueError, match="no usable value for the target b"):
+        ScoreRegressor(preset="fast").fit(smiles[:40], both)
+    twice = pd.DataFrame(np.c_[y[:40], y[:40]], columns=["a", "a"])
+    with pytest.raises(ValueError, match="names the target a more than once"):
+        ScoreRegressor(preset="fast").fit(smiles[:40], twice)
+
+
 def test_misuse_is_a_clear_error(esol100):
     with pytest.raises(ScoremolError, match="not fitted yet"):
         ScoreRegressor().predict(["CCO"])
