@@ -9,6 +9,7 @@ import typer
 
 from scoremol.cli.app import app, console, info, state
 from scoremol.cli.options import dataclass_options
+from scoremol.errors import ScoremolError
 from scoremol.process import importing
 from scoremol.spec import TrainingSpec
 from scoremol.training.requests import CVPlan, DataColumns
@@ -40,6 +41,8 @@ def cv(
         from scoremol.training.cv import cross_validate, write_outputs
         from scoremol.training.setup import prepare_training
 
+    if plan.folds_file is not None and plan.folds != CVPlan().folds:
+        raise ScoremolError("--folds and --folds-file both choose the folds; give one of them")
     job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt)
     spec, data, targets = job.spec, job.data, job.targets
     for excluded in job.excluded:
@@ -73,6 +76,9 @@ def cv(
             on_phase=progress.phase,
             input_name=" ".join(input),
         )
+    left_out = run.config.get("rows_without_fold", 0)
+    if left_out:
+        info(f"{left_out:,} molecule(s) have no fold in {plan.folds_file}: never trained or tested on")
     s = run.summary
     folds_table.finish(s)
     console.print(folds_table.table)
@@ -84,4 +90,4 @@ def cv(
         write_outputs(plan.output_dir, run, data, targets)
         info(f"wrote cv_results.json, cv_folds.csv, oof_predictions.csv to {plan.output_dir}")
     if plan.json:
-        typer.echo(json.dumps(run.payload(), indent=2))
+        typer.echo(json.dumps(run.payload(), indent=2, allow_nan=False))

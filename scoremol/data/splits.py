@@ -25,11 +25,18 @@ def folds_from_file(path: str | Path, n_rows: int) -> np.ndarray:
         raise ScoremolError(f"folds file {path} is not a readable CSV ({type(exc).__name__})") from None
     if not {"row", "fold"} <= set(table.columns):
         raise ScoremolError(f"folds file {path} needs columns row,fold; it has {', '.join(table.columns)}")
-    rows = pd.to_numeric(table["row"], errors="coerce")
-    fold = pd.to_numeric(table["fold"], errors="coerce")
-    if rows.isna().any() or fold.isna().any():
+    if table.empty:
+        raise ScoremolError(f"folds file {path} has no rows")
+    rows = pd.to_numeric(table["row"], errors="coerce").to_numpy(np.float64)
+    fold = pd.to_numeric(table["fold"], errors="coerce").to_numpy(np.float64)
+    whole = np.isfinite(rows) & np.isfinite(fold) & (rows == np.round(rows)) & (fold == np.round(fold))
+    if not whole.all():
         raise ScoremolError(f"folds file {path} has non-integer row or fold values")
-    rows, fold = rows.astype(int).to_numpy(), fold.astype(int).to_numpy()
+    rows, fold = rows.astype(np.int64), fold.astype(np.int64)
+    if fold.min() < 0:
+        raise ScoremolError(f"folds file {path} has negative folds; number them from 0")
+    if len(set(fold.tolist())) < 2:
+        raise ScoremolError(f"folds file {path} has one fold; cross-validation needs at least 2")
     if rows.min() < 0 or rows.max() >= n_rows:
         raise ScoremolError(f"folds file {path} names rows outside 0..{n_rows - 1}")
     if len(set(rows.tolist())) != len(rows):
@@ -65,6 +72,10 @@ def make_folds(smiles: list[str], k: int, split: str = "random", seed: int = 0) 
         # acyclic molecules share the empty scaffold; spread them as singletons instead
         groups = [s if s else f"__acyclic_{i}" for i, s in enumerate(scaffolds)]
         codes = pd.factorize(pd.Series(groups))[0]
+        if k > codes.max() + 1:
+            raise ScoremolError(
+                f"a scaffold split of these {n} molecules allows at most {codes.max() + 1} folds (one per scaffold)"
+            )
         # shuffle group labels with the seed so fold composition depends on it
         perm = np.random.default_rng(seed).permutation(codes.max() + 1)
         splitter = GroupKFold(n_splits=k)

@@ -26,6 +26,8 @@ def read_predictions(path: Path) -> tuple[Iterator[pd.DataFrame], list[str]]:
     else:
         try:
             columns = list(pd.read_csv(path, nrows=0).columns)
+        except pd.errors.EmptyDataError:
+            raise ScoremolError(f"{path} is empty: give a scoremol predict output") from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise ScoremolError(f"{path} is not a CSV file ({type(exc).__name__})") from None
         chunks = _csv_chunks(path)

@@ -6,6 +6,7 @@ validation split all come from the training portion (see :func:`scoremol.trainin
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -52,22 +53,37 @@ class FoldResult:
         return {**{k: getattr(self, k) for k in keys}, **self.uncertainty_metrics, **tasks}
 
 
+def _mean_std(values) -> dict[str, float]:
+    """Mean and population standard deviation of the finite ``values`` (NaN when none are:
+    R2 of one-molecule folds), without numpy's warning about an empty mean."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if len(values) == 0:
+        return {"mean": math.nan, "std": math.nan}
+    return {"mean": float(values.mean()), "std": float(values.std())}
+
+
+def json_safe(value):
+    """``value`` with every NaN or infinity replaced by None: strict JSON (``null``), which
+    every parser reads, where Python's ``NaN`` token is not JSON."""
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return None
+    return value
+
+
 def summarize(results: list[FoldResult]) -> dict:
     """Mean and (population) standard deviation of each metric over all folds."""
     out: dict = {"n_folds": len(results)}
     for key in ("rmse", "mae", "r2", "best_epoch", "seconds"):
-        values = np.array([getattr(r, key) for r in results], dtype=np.float64)
-        out[key] = {"mean": float(np.nanmean(values)), "std": float(np.nanstd(values))}
+        out[key] = _mean_std([getattr(r, key) for r in results])
     out["parameters"] = int(results[0].parameters) if results else 0
     if results and results[0].task_metrics:
         out["tasks"] = {
-            t: {
-                k: {
-                    "mean": float(np.nanmean([r.task_metrics[t][k] for r in results])),
-                    "std": float(np.nanstd([r.task_metrics[t][k] for r in results])),
-                }
-                for k in metrics
-            }
+            t: {k: _mean_std([r.task_metrics[t][k] for r in results]) for k in metrics}
             for t, metrics in results[0].task_metrics.items()
         }
     if results and all(r.uncertainty for r in results):
@@ -299,7 +315,7 @@ def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: 
     results = run.results
     payload = run.payload()
     with atomic_write(directory / "cv_results.json") as handle:
-        json.dump(payload, handle, indent=2)
+        json.dump(payload, handle, indent=2, allow_nan=False)
     with atomic_write(directory / "cv_folds.csv", newline="") as handle:
         pd.DataFrame([r.row() for r in results]).to_csv(handle, index=False)
     oof = oof_frame(results, data, target)
@@ -325,7 +341,7 @@ class CVRun:
 
     def payload(self) -> dict:
         """The JSON document ``cv --json`` prints and ``cv_results.json`` holds."""
-        return {"config": self.config, "summary": self.summary, "folds": [r.row() for r in self.results]}
+        return json_safe({"config": self.config, "summary": self.summary, "folds": [r.row() for r in self.results]})
 
 
 def cross_validate(
@@ -371,6 +387,7 @@ def cross_validate(
         "split": "file" if folds_file else split,
         "folds_file": str(folds_file) if folds_file else None,
         "folds": int(len(set(fold_of_graph.tolist()) - {-1})),
+        "rows_without_fold": int((fold_of_graph == -1).sum()),
         "repeats": repeats,
         "spec": spec.to_dict(),
     }

@@ -134,8 +134,30 @@ def test_cli_cv_errors_are_one_line(tiny_csv, tmp_path):
         (["--folds-file", str(folds_file), "--repeats", "2"], "cannot be combined with a folds file"),
         (["--folds-file", str(tmp_path / "missing.csv")], "folds file not found"),
         (["--arch", "catboost", "-t", "Molecular Weight"], "the CatBoost baseline cross-validates one target"),
+        (["--folds-file", str(folds_file), "--folds", "3"], "--folds and --folds-file both choose the folds"),
+        (["--split", "scaffold", "--folds", "59"], "allows at most"),
     ]
     for extra, message in cases:
         _, err, code = run_cli("cv", str(tiny_csv), "-t", ESOL_TARGET, *SMALL_NET, *extra)
         assert code == 1 and message in err, (extra, err)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_cli_cv_leave_one_out_writes_strict_json_and_says_what_a_folds_file_leaves_out(tiny_csv, tmp_path):
+    """One-molecule folds have no R2: JSON gets null (NaN is no JSON), and no numpy warning
+    reaches the terminal; rows a folds file leaves out are said, not silently dropped."""
+    head = tmp_path / "twelve.csv"
+    pd.read_csv(tiny_csv).head(12).to_csv(head, index=False)
+    out_dir = tmp_path / "loo"
+    stdout, err, code = run_cli(
+        "cv", str(head), "-t", ESOL_TARGET, "--folds", "12", *tiny_net_flags(1), "--json", "-o", str(out_dir)
+    )
+    assert code == 0, err
+    strict = json.loads(stdout, parse_constant=lambda token: pytest.fail(f"{token} is not JSON"))
+    assert strict["summary"]["r2"] == {"mean": None, "std": None}
+    json.loads((out_dir / "cv_results.json").read_text(), parse_constant=lambda token: pytest.fail(token))
+    assert "RuntimeWarning" not in err and "Mean of empty slice" not in err
+    folds_file = tmp_path / "folds.csv"
+    folds_file.write_text("row,fold\n" + "".join(f"{i},{i % 2}\n" for i in range(10)))  # rows 10, 11 left out
+    _, err, code = run_cli("cv", str(head), "-t", ESOL_TARGET, *tiny_net_flags(1), "--folds-file", str(folds_file))
+    assert code == 0 and "2 molecule(s) have no fold in" in err, err

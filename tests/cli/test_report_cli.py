@@ -63,6 +63,9 @@ def test_report_of_an_existing_output_and_of_a_file_that_is_none(tmp_path):
     (tmp_path / "other.csv").write_text("a,b\n1,2\n")
     _, err, code = run_cli("report", str(tmp_path / "other.csv"))
     assert code == 1 and "is not a scoremol predict output" in err and "Traceback" not in err
+    (tmp_path / "empty.csv").write_text("")
+    _, err, code = run_cli("report", str(tmp_path / "empty.csv"))
+    assert code == 1 and "empty.csv is empty" in err and "EmptyDataError" not in err
 
 
 def test_explain_writes_tables_and_maps_per_molecule_and_keeps_every_row(tmp_path):

@@ -52,7 +52,7 @@ def test_repeats_and_folds_files(small_data, tmp_path):
     folds_file = tmp_path / "folds.csv"
     folds_file.write_text("row,fold\n" + "".join(f"{i},{i % 2}\n" for i in range(40)))  # rows 40-44 left out
     run = cross_validate(small_data, ESOL_TARGET, SPEC, folds_file=folds_file)
-    assert run.config["split"] == "file" and run.config["folds"] == 2
+    assert run.config["split"] == "file" and run.config["folds"] == 2 and run.config["rows_without_fold"] == 5
     assert sum(r.n_test for r in run.results) == 40 and all(r.n_train == 20 for r in run.results)
     with pytest.raises(ScoremolError, match="cannot be combined with a folds file"):
         cross_validate(small_data, ESOL_TARGET, SPEC, folds_file=folds_file, repeats=2)

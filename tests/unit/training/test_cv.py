@@ -54,6 +54,34 @@ def test_folds_file_errors(tmp_path):
     bad.write_text("row,fold\n0,0\n0,1\n")
     with pytest.raises(ScoremolError, match="twice"):
         folds_from_file(bad, 3)
+    cases = {
+        "row,fold\n": "has no rows",
+        "row,fold\n0,-1\n1,0\n2,1\n": "negative folds",  # -1 marks a row left out: no fold may be it
+        "row,fold\n0,0\n1,0\n2,0\n": "has one fold",
+        "row,fold\n0,0.5\n1,1.5\n2,2.5\n": "non-integer",
+        "row,fold\n0,0\n1,x\n": "non-integer",
+    }
+    for text, message in cases.items():
+        bad.write_text(text)
+        with pytest.raises(ScoremolError, match=message):
+            folds_from_file(bad, 3)
+
+
+def test_a_scaffold_split_allows_no_more_folds_than_scaffolds():
+    scaffolds = len({scaffold_of(s) or f"acyclic {i}" for i, s in enumerate(SMILES)})
+    assert len(set(make_folds(SMILES, scaffolds, "scaffold").tolist())) == scaffolds
+    with pytest.raises(ScoremolError, match=f"allows at most {scaffolds} folds"):
+        make_folds(SMILES, scaffolds + 1, "scaffold")
+
+
+def test_json_safe_writes_null_for_what_json_cannot_hold():
+    import json
+    import math
+
+    payload = cvlib.json_safe({"r2": math.nan, "folds": [{"x": np.float64("inf"), "y": 1.5}], "n": 3})
+    assert json.dumps(payload, allow_nan=False) == '{"r2": null, "folds": [{"x": null, "y": 1.5}], "n": 3}'
+    assert math.isnan(cvlib._mean_std([math.nan, math.nan])["mean"])
+    assert cvlib._mean_std([1.0, 3.0, math.nan]) == {"mean": 2.0, "std": 1.0}
 
 
 @pytest.mark.parametrize("split", ["random", "scaffold"])
