@@ -77,6 +77,7 @@ def predict(
 
         trained, model_path = load_requested(r.model, r.network_only)
         options = OutputOptions(r.coverage, parse_thresholds(r.threshold), r.legacy_names, r.ugml)
+        options.check(trained)
         progress = Throughput(console, (r.progress or console.is_terminal) and not state["quiet"])
         settings = dict(smiles_col=r.smiles_col, fmt=r.fmt, chunk_size=r.chunk_size, batch_size=r.batch_size)
         if distributed:

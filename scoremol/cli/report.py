@@ -16,9 +16,8 @@ from scoremol.report.request import ExplainRequest, ReportRequest
 
 def write_and_tell(collector, path: Path, model, smiles_col: Optional[str], options) -> None:
     """Write a collected report and say what it holds."""
-    from scoremol.data.registry import target_label
 
-    labels = [target_label(t) for t in model.target_names] if model is not None else []
+    labels = model.target_labels if model is not None else []
     limits = options.thresholds(labels) if options is not None and labels else []
     threshold = {label: limit for label, limit in zip(labels, limits) if limit is not None}
     done = collector.write_report(path, model, smiles_col, threshold)
@@ -80,7 +79,7 @@ def explain(
     check_destination(request.output_dir, "-o", reads=[*inputs, request.model], folder=True)
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.data.read import read_input
-        from scoremol.data.registry import resolve_prediction_inputs, target_label
+        from scoremol.data.registry import resolve_prediction_inputs
         from scoremol.device import torch_threads
         from scoremol.inference.explain import atom_contributions, task_index
         from scoremol.report.collect import NAME_COLUMNS
@@ -102,4 +101,4 @@ def explain(
         raise ScoremolError(str(exc)) from None
     index = write_explanations(request.output_dir, items, names)
     done = sum(item.ok for item in items)
-    info(f"explained {done:,}/{len(items):,} molecules ({target_label(trained.target_names[task])}): {index}")
+    info(f"explained {done:,}/{len(items):,} molecules ({trained.target_labels[task]}): {index}")

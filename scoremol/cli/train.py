@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -10,7 +11,7 @@ import typer
 from scoremol.cli.app import app, console, info, state
 from scoremol.cli.options import dataclass_options
 from scoremol.process import importing
-from scoremol.spec import INPUT, OUTPUT, TrainingSpec
+from scoremol.spec import DEFAULT_COVERAGE, INPUT, OUTPUT, TrainingSpec
 from scoremol.training.requests import DataColumns
 
 
@@ -77,6 +78,12 @@ def train(
             "molecules), so the intervals are calibrated on molecules whose labels it passed on and may be too "
             "narrow; train the teacher with --exclude to keep some from it"
         )
+    for label, calibration in zip(model.target_labels, model.calibration or []):
+        if math.isinf(calibration.quantile(DEFAULT_COVERAGE)):  # conformal: too few residuals to bound it
+            info(
+                f"{label}: only {calibration.size} held-out molecules calibrate its intervals, too few for a bounded "
+                f"{DEFAULT_COVERAGE:.0%} interval: its _lo and _hi will be -inf and inf"
+            )
     if spec.calibrate and not spec.is_catboost and model.calibration is None:
         info(
             "too few molecules to hold out for calibration (each member holds out a fold; together at least 20): "

@@ -188,13 +188,23 @@ def resolve_input(path_or_name: str) -> tuple[str, DatasetInfo | None]:
     raise ScoremolError(f"input file not found: {path_or_name} (nor a data set name: {', '.join(REGISTRY)})")
 
 
-def target_label(target: str) -> str:
+def target_label(target: str, units: str | None = None) -> str:
     """A short, shell-safe name for a target column: the registry's label for a known data
     set's target (``logS`` for ESOL's "measured log solubility in mols per litre"), else
-    the column name with every run of non-word characters turned into ``_``."""
+    the column name with every run of non-word characters turned into ``_``.
+
+    A one-word column name ("Solubility", "exp") says nothing of what a user's file
+    measures: it gets the data set's label only with the data set's ``units``, which a
+    model learns only from the data set's own file (recognized by its checksum).
+    """
     for info in REGISTRY.values():
-        if info.target_col == target and info.label:
+        if info.target_col == target and info.label and (" " in target or units == info.units):
             return info.label
+    return column_label(target)
+
+
+def column_label(target: str) -> str:
+    """The column name with every run of non-word characters turned into ``_``."""
     return re.sub(r"\W+", "_", target).strip("_") or "target"
 
 

@@ -57,6 +57,8 @@ class AtomContributions:
     weights: list[float] = field(default_factory=list)
     #: the model's prediction of ``task`` (the blend, as ``scoremol predict`` gives it)
     prediction: float = float("nan")
+    #: ``task``'s short name, as in the prediction columns (``logS``)
+    label: str = ""
 
     @property
     def ok(self) -> bool:
@@ -94,16 +96,14 @@ class _Molecule:
 
 def task_index(model: TrainedModel, task: int | str) -> int:
     """The index of ``task``: an index, a target name or its label (``logS``)."""
-    from scoremol.data.registry import target_label
-
     if isinstance(task, int):
         if not 0 <= task < len(model.target_names):
             raise ValueError(f"task {task} out of range: the model has {len(model.target_names)} task(s)")
         return task
-    for i, name in enumerate(model.target_names):
-        if task in (name, target_label(name)):
+    for i, (name, label) in enumerate(zip(model.target_names, model.target_labels)):
+        if task in (name, label):
             return i
-    labels = ", ".join(target_label(n) for n in model.target_names)
+    labels = ", ".join(model.target_labels)
     raise ValueError(f"unknown task {task!r}; the model's tasks are: {labels}")
 
 
@@ -220,7 +220,9 @@ def atom_contributions(
     results = []
     for text in smiles:
         parsed = parse_molecule(text, model.featurizer.standardize)
-        result = AtomContributions(str(text), model.target_names[t], method, parsed.status, parsed.reason)
+        result = AtomContributions(
+            str(text), model.target_names[t], method, parsed.status, parsed.reason, label=model.target_labels[t]
+        )
         if parsed.status != STATUS_OK:
             results.append(result)
             continue

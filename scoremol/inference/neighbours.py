@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from scoremol.data.read import smiles_chunk
-from scoremol.data.registry import target_label
 from scoremol.featurizers.dataset import featurize_chunk
 from scoremol.models.trained import TrainedModel
 
@@ -46,7 +45,7 @@ def nearest_training(model: TrainedModel, smiles: list[str], count: int = 3) -> 
     data = featurize_chunk(smiles_chunk(list(smiles)), networks.featurizer)
     prediction = networks.predict(data, domain=False, embed=True)
     index, similarity = model.domain.nearest(prediction.embedding, count)
-    labels = [target_label(t) for t in model.target_names]
+    labels = model.target_labels
     found: list[list[Neighbour]] = [[] for _ in smiles]
     for g, row in enumerate(prediction.graph_row):
         found[int(row)] = [

@@ -46,6 +46,20 @@ class OutputOptions:
     legacy_names: bool = False
     ugml: bool = False
 
+    def check(self, model: TrainedModel) -> None:
+        """A one-line error for what ``model`` cannot give: a probability without calibration,
+        ug/mL without a solubility in known units."""
+        if self.threshold is not None and model.calibration is None:
+            raise ScoremolError(
+                "--threshold needs a calibrated model; this one has none (trained with --no-calibrate or on too few "
+                "molecules)"
+            )
+        if self.ugml and not any(units in SOLUBILITY_UNITS for units in model.target_units):
+            raise ScoremolError(
+                "--ugml: no target of this model is a solubility in known units (log10 mol/L or ug/mL); a model "
+                "learns them from the shipped data sets' own files"
+            )
+
     def thresholds(self, labels: list[str]) -> list[float | None]:
         """The threshold of each target (None: no probability column for it)."""
         if self.threshold is None:
@@ -128,7 +142,6 @@ def output_columns(model: TrainedModel, input_columns: list[str], options: Outpu
     ``_p_below`` beside them; ``legacy_names`` gives the names of scoremol 0.1 (the
     training column's name, ``<name>_std``).
     """
-    from scoremol.data.registry import target_label
 
     options = options or OutputOptions()
     taken = set(map(str, input_columns))
@@ -144,14 +157,14 @@ def output_columns(model: TrainedModel, input_columns: list[str], options: Outpu
         preds = [free(t) for t in model.target_names]
         stems = preds
     else:
-        stems = [target_label(t) for t in model.target_names]
+        stems = model.target_labels
         preds = [free(f"{stem}_pred") for stem in stems]
     stds = [free(f"{stem}_std") for stem in stems] if len(model.members) >= 2 else []
     calibrated = model.calibration is not None
     with_interval = calibrated and options.coverage is not None
     lo = [free(f"{stem}_lo") for stem in stems] if with_interval else []
     hi = [free(f"{stem}_hi") for stem in stems] if with_interval else []
-    labels = [target_label(t) for t in model.target_names]
+    labels = model.target_labels
     limits = options.thresholds(labels) if calibrated else [None] * len(stems)
     p_below = [None if limit is None else free(f"{stem}_p_below") for stem, limit in zip(stems, limits)]
     ugml: list[tuple[str, str | None, str | None] | None] = [None] * len(stems)
@@ -193,7 +206,6 @@ def chunk_output(
     model: TrainedModel, chunk: MoleculeChunk, prediction: Prediction, options: OutputOptions | None = None
 ) -> pd.DataFrame:
     """The input rows of ``chunk`` with the columns :func:`output_columns` names."""
-    from scoremol.data.registry import target_label
 
     options = options or OutputOptions()
     out = chunk.frame.copy()
@@ -209,7 +221,7 @@ def chunk_output(
         put(name, prediction.mean[:, t])
     for t, name in enumerate(names.std):
         put(name, prediction.std[:, t])
-    limits = options.thresholds([target_label(t) for t in model.target_names])
+    limits = options.thresholds(model.target_labels)
     bounds: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     if names.lo or any(names.p_below):
         for t, calibration in enumerate(model.calibration):

@@ -116,6 +116,18 @@ class TrainedModel:
     _modules: list[torch.nn.Module] | None = field(default=None, repr=False, compare=False)
 
     @property
+    def target_labels(self) -> list[str]:
+        """Each target's short name in output columns (``logS`` in ``logS_pred``); two
+        targets that would share one (water solubility from two data sets) keep their
+        column names instead."""
+        from scoremol.data.registry import column_label, target_label
+
+        labels = [target_label(name, units) for name, units in zip(self.target_names, self.target_units, strict=True)]
+        return [
+            column_label(name) if labels.count(label) > 1 else label for name, label in zip(self.target_names, labels)
+        ]
+
+    @property
     def is_tree_only(self) -> bool:
         """True for the CatBoost baseline saved as a model: a tree and no networks."""
         return not self.members and self.tree is not None

@@ -52,9 +52,10 @@ class ReportTask:
     @staticmethod
     def from_model(model: TrainedModel) -> list[ReportTask]:
         """The tasks of a trained model, labelled as ``scoremol predict`` names its columns."""
-        from scoremol.data.registry import target_label
-
-        return [ReportTask(target_label(n), u, n) for n, u in zip(model.target_names, model.target_units, strict=True)]
+        return [
+            ReportTask(label, units, name)
+            for label, units, name in zip(model.target_labels, model.target_units, model.target_names, strict=True)
+        ]
 
 
 @dataclass
@@ -184,9 +185,7 @@ def _contribution_entry(smiles: str, item) -> dict | None:
     else:
         if not item.ok:
             return None
-        from scoremol.data.registry import target_label
-
-        mol, weights, method, task = item.mol, list(item.weights), item.method, target_label(item.task)
+        mol, weights, method, task = item.mol, list(item.weights), item.method, item.label
     if mol is None or len(weights) != mol.GetNumAtoms():
         return None
     png = contribution_png(mol, weights)

@@ -222,6 +222,16 @@ def train_model(
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
     eligible = None if calibrate_on is None else np.asarray(calibrate_on, dtype=bool)[rows]
     folds, only_eligible = calibration_folds(len(graphs), config, eligible)
+    if folds is not None:  # before any training: every target needs held-out labels to calibrate on
+        held = folds < min(config.ensemble, int(folds.max()) + 1)
+        known = np.isfinite(y_all) if measured is None else np.isfinite(y_all) & np.asarray(measured, bool)[rows]
+        counts = (known & held[:, None]).sum(axis=0)
+        if counts.min() < 2:
+            t = int(counts.argmin())
+            raise ScoremolError(
+                f"target {target_names[t]!r}: {int(counts[t])} of its measured molecules are held out to calibrate, "
+                "fewer than 2: give it more labelled molecules, or train with --no-calibrate"
+            )
     jobs = plan_members(graphs, model_config, config, target_scaler, folds)
     plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()

@@ -21,7 +21,7 @@ from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
 from scoremol.featurizers.descriptors import TREE_DESCRIPTORS, descriptor_names, union
 from scoremol.spec import TrainingSpec
-from scoremol.training.labels import require_labelled
+from scoremol.training.labels import MIN_LABELLED, require_labelled
 
 PhaseCallback = Callable[[str], None]  # called with the name of a phase as it starts
 
@@ -82,6 +82,14 @@ def load_training_data(
         if missing:
             raise ScoremolError(f"{input} lacks descriptors {', '.join(missing[:5])}; featurize it with them")
         data = data.select_descriptors(wanted)  # a features file with more descriptors
+    if data.settings.standardize != plan.settings.standardize:  # a features file made with other settings
+        raise ScoremolError(
+            f"{input} holds standardized molecules; train it without --no-standardize, or featurize it again "
+            "with --no-standardize"
+            if data.settings.standardize
+            else f"{input} holds molecules as given (featurized with --no-standardize); train it with "
+            "--no-standardize, or featurize it again without"
+        )
     if data.num_rows == 0:
         raise ScoremolError(f"no data rows in {input}")
     if plan.settings.descriptors and data.descriptors is None:
@@ -154,11 +162,18 @@ def unusable_targets(column: pd.Series) -> np.ndarray:
 
 def exclude_unusable_targets(table: pd.DataFrame, targets: list[str], source: str) -> list[ExcludedTargets]:
     """Blank (in place) every target cell of ``table`` that :func:`unusable_targets` finds,
-    and say which; a target whose every written value is unusable is a one-line error."""
+    and say which; a target whose every written value is unusable is a one-line error.
+
+    A target column read as numbers (Parquet) becomes text first, a null an empty cell, as
+    every CSV cell is read: the rest of training reads one kind of column.
+    """
     excluded = []
     for target in targets:
         if target not in table.columns:
             continue  # a missing column is reported where the column is read
+        column = table[target]
+        if not pd.api.types.is_object_dtype(column) and not pd.api.types.is_string_dtype(column):
+            table[target] = column.astype(object).where(column.notna(), "").astype(str)
         bad = unusable_targets(table[target])
         if not bad.any():
             continue
@@ -239,7 +254,13 @@ def rows_without(data: FeaturizedDataset, exclude: str, standardize: bool) -> tu
     path, _ = resolve_input(exclude)
     if path == "-" or is_features_file(path):
         raise ScoremolError(f"--exclude {exclude}: give a molecule file or data set name")
-    listed = set(molecule_keys(read_input(path).smiles, standardize)) - {None}
+    try:
+        molecules = read_input(path).smiles
+    except ScoremolError as exc:
+        raise ScoremolError(f"--exclude {exclude}: {exc}") from None
+    listed = set(molecule_keys(molecules, standardize)) - {None}
+    if not listed:
+        raise ScoremolError(f"--exclude {exclude}: no line of it is a molecule RDKit can read")
     keys = molecule_keys(data.graph_smiles(np.arange(data.num_graphs)), standardize)
     keep = np.array([k is None or k not in listed for k in keys], dtype=bool)
     return np.flatnonzero(keep), int((~keep).sum())
@@ -285,7 +306,10 @@ def labelled_sources(
         path, entry = resolve_input(name)
         if path == "-" or is_features_file(path):
             raise ScoremolError(f"{name}: several inputs must be files or data set names (not features or stdin)")
-        chunk = read_input(path, smiles_col, fmt)  # each input read once
+        try:
+            chunk = read_input(path, smiles_col, fmt)  # each input read once
+        except ScoremolError as exc:
+            raise ScoremolError(f"{name}: {exc}") from None
         if targets:
             own = [t for t in targets if t in chunk.frame.columns]
         elif entry is not None:
@@ -372,6 +396,13 @@ def make_configs(
     values = np.stack([data.column_values(t) for t in targets], axis=1)  # unknown column: clear error
     labelled = int(np.isfinite(values).any(axis=1).sum())
     require_labelled(labelled)
+    counts = np.isfinite(values).sum(axis=0)
+    if len(targets) > 1 and counts.min() < MIN_LABELLED:  # a head that learns nothing would predict noise
+        t = int(counts.argmin())
+        raise ScoremolError(
+            f"target {targets[t]!r} has {int(counts[t])} usable label(s), fewer than {MIN_LABELLED}: give its values "
+            "or leave it out"
+        )
     if spec.descriptors and data.descriptors is None:
         raise ScoremolError(f"arch {spec.arch!r} with descriptors=True needs featurized descriptors")
     n_desc = 0

@@ -266,3 +266,94 @@ def test_too_few_molecules_to_calibrate_is_said(tmp_path):
     assert code == 0, err
     assert "too few molecules to hold out for calibration" in err
     assert load_model(out).calibration is None
+
+
+def test_a_users_one_word_columns_keep_their_names_and_two_water_targets_stay_apart(tmp_path, tiny_model):
+    """A column called Solubility in a user's file (here ug/mL) is not AqSolDB's logS."""
+    import dataclasses
+
+    src = tmp_path / "mine.csv"
+    src.write_text("smiles,Solubility,exp\n" + "".join(f"{'C' * (i % 9 + 1)}O,{i * 10.5},{i / 7}\n" for i in range(30)))
+    out = tmp_path / "m.pt"
+    _, err, code = run_cli("train", str(src), "-t", "Solubility", "-t", "exp", *tiny_net_flags(1), "-o", str(out))
+    assert code == 0, err
+    stdout, err, code = run_cli("predict", "CCO", "--model", str(out))
+    assert code == 0, err
+    header = stdout.splitlines()[0].split(",")
+    assert "Solubility_pred" in header and "exp_pred" in header and "logS_pred" not in header
+    model, _ = tiny_model
+    both = dataclasses.replace(
+        model, target_names=["Solubility", ESOL_TARGET], target_units=["log10(mol/L)", "log10(mol/L)"]
+    )
+    assert both.target_labels == ["Solubility", "measured_log_solubility_in_mols_per_litre"]
+    assert dataclasses.replace(both, target_names=["Solubility"], target_units=["log10(mol/L)"]).target_labels == [
+        "logS"
+    ]
+
+
+def _rows(n: int, start: int = 0) -> list[str]:
+    """Distinct small molecules: an amine chain, then a chain ending in an aldehyde."""
+    return [f"{'C' * (i % 10 + 1)}N{'C' * (i // 10)}=O" for i in range(start, start + n)]
+
+
+def test_parquet_targets_read_as_numbers_with_nulls_train_alone_and_merged(tmp_path):
+    smiles = _rows(40)
+    values = [float(i) / 10 for i in range(40)]
+    values[3] = None  # a null: a missing label, as an empty CSV cell
+    pd.DataFrame({"smiles": smiles, "v": values}).to_parquet(tmp_path / "g.parquet")
+    _, err, code = run_cli(
+        "train", str(tmp_path / "g.parquet"), "-t", "v", *tiny_net_flags(1), "-o", str(tmp_path / "a.pt")
+    )
+    assert code == 0, err
+    pd.DataFrame({"smiles": smiles, "w": [float(i) for i in range(40)]}).to_csv(tmp_path / "w.csv", index=False)
+    _, err, code = run_cli(
+        "train", str(tmp_path / "w.csv"), str(tmp_path / "g.parquet"), "-t", "w", "-t", "v", *tiny_net_flags(1),
+        "-o", str(tmp_path / "b.pt"),
+    )  # fmt: skip
+    assert code == 0, err
+    assert load_model(tmp_path / "b.pt").target_names == ["w", "v"]
+
+
+def test_a_target_without_labels_or_calibration_molecules_is_refused_before_training(tmp_path):
+    pd.DataFrame({"smiles": _rows(120), "a": np.arange(120.0)}).to_csv(tmp_path / "a.csv", index=False)
+    pd.DataFrame({"smiles": _rows(3, 120), "b": ["", "", ""]}).to_csv(tmp_path / "b.csv", index=False)
+    out = tmp_path / "m.pt"
+    two = [*tiny_net_flags(1), "--ensemble", "2"]  # 2 members x a tenth each: 24 held out, enough to calibrate
+    args = [str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "-t", "a", "-t", "b", *two, "-o", str(out)]
+    _, err, code = run_cli("train", *args)
+    assert code == 1 and "target 'b' has 0 usable label(s)" in err and not out.exists(), err
+    pd.DataFrame({"smiles": _rows(3, 120), "b": [1.0, 2.0, 3.0]}).to_csv(tmp_path / "b.csv", index=False)
+    _, err, code = run_cli("train", *args)  # 3 labels: fewer than 2 of them fall in the held-out fifth
+    assert code == 1 and "are held out to calibrate, fewer than 2" in err and "--no-calibrate" in err, err
+    _, err, code = run_cli("train", *args, "--no-calibrate")
+    assert code == 0, err
+
+
+def test_a_features_file_is_trained_with_its_own_standardization(tmp_path, esol_path):
+    features = tmp_path / "f.pt"
+    _, err, code = run_cli("featurize", str(esol_head(esol_path, 40, tmp_path)), "-o", str(features))
+    assert code == 0, err
+    _, err, code = run_cli(
+        "train", str(features), "-t", ESOL_TARGET, *tiny_net_flags(1), "--no-standardize", "-o", str(tmp_path / "m.pt")
+    )
+    assert code == 1 and "holds standardized molecules; train it without --no-standardize" in err, err
+
+
+def test_exclude_files_are_named_in_their_errors(tmp_path, esol_path):
+    src = esol_head(esol_path, 40, tmp_path)
+    (tmp_path / "notes.txt").write_text("these are my notes\nnothing here\n")
+    (tmp_path / "drugs.csv").write_text("Drug,pX\nCCCCCl,2.5\n")
+    for exclude, message in (("notes.txt", "no line of it is a molecule"), ("drugs.csv", "no SMILES column")):
+        _, err, code = run_cli(
+            "train", str(src), "-t", ESOL_TARGET, *tiny_net_flags(1), "--exclude", str(tmp_path / exclude),
+            "-o", str(tmp_path / "m.pt"),
+        )  # fmt: skip
+        assert code == 1 and f"--exclude {tmp_path / exclude}: " in err and message in err, err
+
+
+def test_predict_refuses_a_threshold_or_ugml_the_model_cannot_give(tmp_path, tiny_model):
+    _, model_path = tiny_model  # no calibration, and trained on a copy of ESOL (units unknown)
+    _, err, code = run_cli("predict", "CCO", "--model", str(model_path), "--threshold", "-2")
+    assert code == 1 and "--threshold needs a calibrated model" in err
+    _, err, code = run_cli("predict", "CCO", "--model", str(model_path), "--ugml")
+    assert code == 1 and "--ugml: no target of this model is a solubility in known units" in err

@@ -132,7 +132,9 @@ def test_unknown_name():
 
 
 def test_target_labels_name_prediction_columns():
-    assert target_label(ESOL_TARGET) == "logS" and target_label("Solubility") == "logS"
-    assert target_label("expt") == "dG_hydration" and target_label("exp") == "logD"
+    assert target_label(ESOL_TARGET) == "logS" and target_label("Solubility", "log10(mol/L)") == "logS"
+    assert target_label("expt", "kcal/mol") == "dG_hydration" and target_label("exp", "log10 ratio (logD7.4)") == "logD"
+    # a one-word column of a user's file is not the data set's without its units
+    assert target_label("Solubility") == "Solubility" and target_label("exp", "") == "exp"
     assert target_label("my value (uM)") == "my_value_uM"  # shell-safe
     assert target_label("%%") == "target"
