@@ -27,7 +27,7 @@ STATUS_EMPTY = "empty"
 STATUS_TOO_LARGE = "too_large"
 
 #: Bumped whenever the rules for which molecules are valid change (part of cache keys).
-PARSE_RULES_VERSION = 5
+PARSE_RULES_VERSION = 6
 
 #: Atoms (as parsed, hydrogens implicit) above which a molecule is not featurized: some RDKit
 #: descriptors grow faster than the square of the atom count (a 500-atom chain: 0.7 s, 1,000
@@ -220,6 +220,8 @@ def finish_molecule(mol: Chem.Mol, standardize: bool, smiles: str | None = None)
             None, STATUS_TOO_LARGE, f"{mol.GetNumAtoms():,} atoms, above the limit of {MAX_ATOMS} per molecule"
         )
     from_text = smiles is not None
+    if not from_text or "|" in smiles:
+        _open_double_bonds_unspecified(mol)
     # No '.': SMILES has no other way to write a second fragment. No '[': every atom is in
     # the organic subset (B C N O P S F Cl Br I, or '*'), with no isotope. CXSMILES
     # extensions ('|...|') are left to RDKit's answers, to be safe from what they may add.
@@ -242,6 +244,16 @@ def finish_molecule(mol: Chem.Mol, standardize: bool, smiles: str | None = None)
     # bracket-free groups (CN(=O)=O becomes C[N+](=O)[O-])
     known = _known_traits(from_text and is_plain_smiles(smiles), organic_subset, neutral)
     return ParsedMolecule(mol, STATUS_OK, "; ".join(n for n in (note, domain) if n), known)
+
+
+def _open_double_bonds_unspecified(mol: Chem.Mol) -> None:
+    """Give a double bond whose geometry is left open ("either", ``STEREOANY``: an SDF's
+    crossed bond, a CXSMILES wiggly bond) no stereo, as a SMILES that leaves it unspecified
+    reads: the networks learnt from SMILES, so the same molecule predicts the same from an
+    SDF. A SMILES without ``|`` cannot set it."""
+    for bond in mol.GetBonds():
+        if bond.GetStereo() == Chem.BondStereo.STEREOANY:
+            bond.SetStereo(Chem.BondStereo.STEREONONE)
 
 
 def parse_chunk(chunk: MoleculeChunk, standardize: bool = True) -> list[ParsedMolecule]:

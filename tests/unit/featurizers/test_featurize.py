@@ -384,3 +384,23 @@ def test_featurizing_chunks_keeps_stereo_of_smiles_with_marks():
         assert chirality[:, 1:3].sum() == 1.0
     stereo = block(data.edge_attr, "stereo", BOND_OFFSETS, F.BOND_FEATURES)
     assert stereo[:, 0].sum() < len(stereo)  # E and Z survive, not all STEREONONE
+
+
+def test_an_sdf_record_predicts_as_its_smiles_where_a_double_bond_is_left_open(tmp_path):
+    """RDKit reads an SDF's unspecified C=N and N=N bonds as STEREOANY ("either") and a
+    SMILES's as STEREONONE: the same molecule featurized two ways until both read as none."""
+    from scoremol.data.read import read_input, smiles_chunk
+    from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
+
+    smiles = ["Cc1ccccc1NC(N)=Nc2ccccc2C", "CN=NC", "C/C=C/C", "CC(=O)Oc1ccccc1C(=O)O"]
+    writer = Chem.SDWriter(str(tmp_path / "m.sdf"))
+    for text in smiles:
+        writer.write(Chem.MolFromSmiles(text))
+    writer.close()
+    records = read_input(str(tmp_path / "m.sdf"))
+    assert any(b.GetStereo() == Chem.BondStereo.STEREOANY for b in records.mols[0].GetBonds())  # as read
+    settings = FeaturizerSettings(standardize=False)
+    from_sdf, from_smiles = featurize_chunk(records, settings), featurize_chunk(smiles_chunk(smiles), settings)
+    assert np.array_equal(from_sdf.edge_attr, from_smiles.edge_attr) and np.array_equal(from_sdf.x, from_smiles.x)
+    trans = finish_molecule(Chem.MolFromSmiles("C/C=C/C"), False).mol  # a stated geometry stays
+    assert {b.GetStereo() for b in trans.GetBonds()} >= {Chem.BondStereo.STEREOE}
