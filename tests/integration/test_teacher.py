@@ -166,6 +166,12 @@ def test_cli_distills_a_student_and_cv_refuses_a_teacher(esol, teacher_path, tmp
     assert "may be too narrow" in err  # the teacher saw ESOL 0-99
     _, err, code = run_cli("train", str(tmp_path / "labelled.csv"), "--unlabelled", str(tmp_path / "extra.smi"))
     assert code != 0 and "need a --teacher" in err
+    missing = tmp_path / "no_teacher.pt"
+    _, err, code = run_cli("train", str(tmp_path / "labelled.csv"), "-t", "logS", *args, "--teacher", str(missing))
+    assert code == 1 and "no such model file or bundled model" in err
+    # checked before any input is read: a missing input too is not what it reports
+    _, err, code = run_cli("train", str(tmp_path / "absent.csv"), "-t", "logS", *args, "--teacher", str(missing))
+    assert code == 1 and "no such model file or bundled model" in err
     _, err, code = run_cli("cv", str(tmp_path / "labelled.csv"), "-t", "logS", *args, "--teacher", teacher_path)
     assert code != 0 and "cannot distill" in err and len(err.strip().splitlines()) == 1
 
