@@ -96,7 +96,7 @@ def merge_sources(sources: Sequence[MergeSource], standardize: bool = True) -> t
         for i in np.flatnonzero(labelled):
             smiles = source.chunk.smiles[i]
             key = molecule_key(smiles, standardize)
-            key = f"\0{smiles}" if key is None else key  # unparsable: a row of its own
+            key = f"\0{source.name}\0{i}" if key is None else key  # unparsable: each row one of its own
             row = order.get(key)
             if row is None:
                 row = order[key] = len(first_smiles)

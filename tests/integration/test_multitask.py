@@ -49,6 +49,18 @@ def test_merge_matches_molecules_across_inputs_and_averages_repeats():
     assert molecule_key("OCC", True) == molecule_key("CCO", True)
 
 
+def test_every_unparsable_row_stays_a_row_of_its_own():
+    """Two rows with the same unreadable text are two failed rows (counted as such), not
+    one row whose labels were averaged."""
+    water = pd.DataFrame({"smiles": ["CCO", "not_a_smiles", "not_a_smiles"], "logS": [1.0, 2.0, 3.0]})
+    buffer = pd.DataFrame({"smiles": ["not_a_smiles"], "sol": [4.0]})
+    chunk, report = merge_sources(
+        [MergeSource("w", _chunk(water), ["logS"]), MergeSource("b", _chunk(buffer), ["sol"])]
+    )
+    assert chunk.smiles == ["CCO", "not_a_smiles", "not_a_smiles", "not_a_smiles"]
+    assert chunk.frame.logS.tolist() == ["1.0", "2.0", "3.0", ""] and report.averaged == 0
+
+
 def test_task_weights_balance_tasks_and_leave_one_target_alone():
     y = np.full((100, 2), np.nan)
     y[:90, 0] = 1.0
