@@ -37,12 +37,12 @@ OUT_OF_DOMAIN_SHARE = 0.05
 #: the neighbour counts whose mean distance may measure similarity (chosen per model)
 NEIGHBOURS: tuple[int, ...] = (1, 10)
 
-_ELEMENT_SLOTS = list(ELEMENTS) + ["other"]
-_CHARGE_SLOTS = [f"{c:+d}" for c in FORMAL_CHARGES] + ["other"]
+#: the featurizer's element and charge slots, each list's last slot its "other"
+_ELEMENT_SLOTS, _CHARGE_SLOTS = len(ELEMENTS) + 1, len(FORMAL_CHARGES) + 1
 #: atom feature columns that name a molecule's composition: element, then formal charge
 COMPOSITION_COLUMNS = np.r_[
-    ATOM_OFFSETS["element"] : ATOM_OFFSETS["element"] + len(_ELEMENT_SLOTS),
-    ATOM_OFFSETS["formal_charge"] : ATOM_OFFSETS["formal_charge"] + len(_CHARGE_SLOTS),
+    ATOM_OFFSETS["element"] : ATOM_OFFSETS["element"] + _ELEMENT_SLOTS,
+    ATOM_OFFSETS["formal_charge"] : ATOM_OFFSETS["formal_charge"] + _CHARGE_SLOTS,
 ]
 _COMPOSITION_NAMES = (
     [f"element {e}" for e in ELEMENTS]
@@ -54,7 +54,7 @@ _COMPOSITION_NAMES = (
 #: same column, so a uranium atom looks like a training molecule's germanium. A molecule
 #: using them is never in the domain, whatever the training data held.
 _OTHER_SLOTS = np.zeros(len(COMPOSITION_COLUMNS), dtype=bool)
-_OTHER_SLOTS[[len(_ELEMENT_SLOTS) - 1, len(_ELEMENT_SLOTS) + len(_CHARGE_SLOTS) - 1]] = True
+_OTHER_SLOTS[[_ELEMENT_SLOTS - 1, _ELEMENT_SLOTS + _CHARGE_SLOTS - 1]] = True
 
 
 #: one neighbour search: the rows of the reference to search (None: all of them) and how
