@@ -19,8 +19,10 @@ from scoremol.data.atomic import atomic_write
 from scoremol.inference.explain import AtomContributions, similarity_map
 
 INDEX = "explanations.csv"
+#: the kinds of file each explained molecule gets
+MOLECULE_EXTENSIONS = ("json", "csv", "svg", "png")
 #: the per-molecule files this module writes (and so may remove when a later run does not)
-MOLECULE_FILE = re.compile(r"mol\d{4,}\.(json|csv|svg|png)")
+MOLECULE_FILE = re.compile(rf"mol\d{{4,}}\.({'|'.join(MOLECULE_EXTENSIONS)})")
 
 
 def write_explanations(directory: Path, items: list[AtomContributions], names: list[str] | None = None) -> Path:
@@ -58,7 +60,7 @@ def write_explanations(directory: Path, items: list[AtomContributions], names: l
     index = directory / INDEX
     with atomic_write(index, "w", newline="") as handle:
         pd.DataFrame(rows).to_csv(handle, index=False)
-    written = {f"{row['files']}.{ext}" for row in rows if row["files"] for ext in ("json", "csv", "svg", "png")}
+    written = {f"{row['files']}.{ext}" for row in rows if row["files"] for ext in MOLECULE_EXTENSIONS}
     for name in earlier - written:
         (directory / name).unlink(missing_ok=True)
     return index

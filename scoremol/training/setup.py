@@ -12,7 +12,6 @@ import dataclasses
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -230,10 +229,9 @@ def prepare_training(
     if unlabelled is not None and spec.teacher is None:
         raise ScoremolError("--unlabelled molecules need a --teacher to label them")
     if spec.teacher is not None:  # found before the inputs are featurized, not after
-        from scoremol.pretrained import resolve_model
+        from scoremol.training.teacher import teacher_path
 
-        if not resolve_model(Path(spec.teacher))[0].is_file():
-            raise ScoremolError(f"teacher {spec.teacher}: no such model file or bundled model")
+        teacher_path(spec.teacher)
     repeated = sorted({t for t in targets or [] if targets.count(t) > 1})
     if repeated:  # two heads learning one column would give two columns that disagree
         raise ScoremolError(f"--target {', '.join(repeated)} is named more than once")

@@ -26,15 +26,21 @@ from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.trained import TrainedModel
 
 
-def load_teacher(name: str) -> TrainedModel:
-    """The teacher: a model file, or the name of a bundled model when no such file exists."""
-    from scoremol.models.checkpoint import load_model
+def teacher_path(name: str) -> Path:
+    """The teacher's file: a model file, or a bundled model's when no such file exists."""
     from scoremol.pretrained import resolve_model
 
     path, _ = resolve_model(Path(name))
     if not path.is_file():
         raise ScoremolError(f"teacher {name}: no such model file or bundled model")
-    return load_model(path)
+    return path
+
+
+def load_teacher(name: str) -> TrainedModel:
+    """The teacher: a model file, or the name of a bundled model when no such file exists."""
+    from scoremol.models.checkpoint import load_model
+
+    return load_model(teacher_path(name))
 
 
 def teacher_predictions(
