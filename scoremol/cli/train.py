@@ -85,9 +85,11 @@ def train(
                 f"{DEFAULT_COVERAGE:.0%} interval: its _lo and _hi will be -inf and inf"
             )
     if spec.calibrate and not spec.is_catboost and model.calibration is None:
+        from scoremol.training.holdout import MIN_HELD_OUT
+
         info(
-            "too few molecules to hold out for calibration (each member holds out a fold; together at least 20): "
-            "the model predicts without intervals, similarity or domain"
+            "too few molecules to hold out for calibration (each member holds out a fold; together at least "
+            f"{MIN_HELD_OUT}): the model predicts without intervals, similarity or domain"
         )
     save_model(model, output)
     console.print(training_summary(model, spec, job.targets, output, job.excluded))
