@@ -138,11 +138,10 @@ def output_columns(model: TrainedModel, input_columns: list[str], options: Outpu
     """Names of the columns ``predict`` adds, avoiding input columns.
 
     Predictions are ``<label>_pred`` (``logS_pred`` for a solubility model; see
-    :func:`scoremol.data.registry.target_label`), with ``_std``, ``_lo``, ``_hi`` and
+    :attr:`TrainedModel.target_labels`), with ``_std``, ``_lo``, ``_hi`` and
     ``_p_below`` beside them; ``legacy_names`` gives the names of scoremol 0.1 (the
     training column's name, ``<name>_std``).
     """
-
     options = options or OutputOptions()
     taken = set(map(str, input_columns))
 
