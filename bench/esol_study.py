@@ -27,6 +27,7 @@ from scoremol.featurizers.dataset import FeaturizerSettings
 from scoremol.featurizers.descriptors import descriptor_names
 from scoremol.nn import GRAPH_ARCHITECTURES, ModelConfig
 from scoremol.training import cv as cvlib
+from scoremol.training import cv_files
 from scoremol.training.fit import TrainConfig
 
 RESULTS = Path(__file__).parent / "results"
@@ -191,7 +192,7 @@ def run_one(name: str, spec: dict, data, folds: np.ndarray, epochs: int) -> None
             writer.writeheader()
         writer.writerow(row)
     (RESULTS / "oof").mkdir(exist_ok=True)
-    oof = cvlib.oof_frame(results, data, TARGET).drop(columns="repeat")  # the study's files have no repeat column
+    oof = cv_files.oof_frame(results, data, TARGET).drop(columns="repeat")  # the study's files have no repeat column
     oof.to_csv(RESULTS / "oof" / f"{name}.csv", index=False, float_format="%.5g")
     history = [dict(h, fold=r.fold) for r in results for h in r.history]
     if history:

@@ -38,27 +38,37 @@ def cv(
     check_destination(plan.output_dir, "-o", reads=[*input, plan.folds_file], folder=True)
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.report.console import FoldTable, TrainingProgress, task_lines, uncertainty_table
-        from scoremol.training.cv import cross_validate, write_outputs
+        from scoremol.training.cv import cross_validate
+        from scoremol.training.cv_files import write_outputs
         from scoremol.training.setup import prepare_training
 
     if plan.folds_file is not None and plan.folds != CVPlan().folds:
         raise ScoremolError("--folds and --folds-file both choose the folds; give one of them")
-    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt)
+    from scoremol.cli.train import task_notes
+    from scoremol.data.tasks import parse_task_types
+
+    kinds = parse_task_types(columns.task_type)
+    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, task_types=kinds)
     spec, data, targets = job.spec, job.data, job.targets
+    for line in task_notes(job.tasks):
+        info(line)
+    classify = bool(job.tasks) and job.tasks[0].classes is not None
     for excluded in job.excluded:
         info(excluded.sentence())
 
     folds_table = FoldTable(
-        f"cv: {spec.arch}" + ("" if spec.is_catboost else f" / {spec.mode}") + f" on {' '.join(input)}"
+        f"cv: {spec.arch}" + ("" if spec.is_catboost else f" / {spec.mode}") + f" on {' '.join(input)}", classify
     )
     members = 0 if spec.is_catboost else spec.ensemble
     with TrainingProgress(members, spec.epochs, "fold 0", console, state["quiet"]) as progress:
 
         def on_fold(r) -> None:
-            info(
-                f"fold {r.fold} (repeat {r.repeat}): RMSE {r.rmse:.4f}  MAE {r.mae:.4f}  R2 {r.r2:.3f}  "
-                f"{r.seconds:.1f} s"
+            scores = (
+                f"AUROC {r.class_metrics['auroc']:.4f}  Brier {r.class_metrics['brier']:.4f}"
+                if r.class_metrics
+                else f"RMSE {r.rmse:.4f}  MAE {r.mae:.4f}  R2 {r.r2:.3f}"
             )
+            info(f"fold {r.fold} (repeat {r.repeat}): {scores}  {r.seconds:.1f} s")
             folds_table.add(r)
             progress.reset(f"fold {r.fold + 1}")
 
@@ -75,6 +85,7 @@ def cv(
             on_epoch=progress.epoch,
             on_phase=progress.phase,
             input_name=" ".join(input),
+            tasks=job.tasks,
         )
     left_out = run.config.get("rows_without_fold", 0)
     if left_out:

@@ -15,6 +15,18 @@ from scoremol.spec import DEFAULT_COVERAGE, INPUT, OUTPUT, TrainingSpec
 from scoremol.training.requests import DataColumns
 
 
+def task_notes(tasks) -> list[str]:
+    """What the training summary says of each target's kind: every yes/no target, and every
+    numeric target with two values that was kept a regression."""
+    notes = []
+    for t in tasks:
+        if t.classes is not None:
+            notes.append(f"{t.target}: classification, classes {t.classes[0]} / {t.classes[1]} (positive) ({t.why})")
+        elif "two values" in t.why:
+            notes.append(f"{t.target}: regression ({t.why})")
+    return notes
+
+
 @app.command()
 @dataclass_options(spec=(TrainingSpec, TrainingSpec.from_options), columns=DataColumns)
 def train(
@@ -60,8 +72,13 @@ def train(
         from scoremol.report.console import TrainingProgress, training_summary
         from scoremol.training.setup import fit_spec, prepare_training
 
-    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, unlabelled, exclude)
+    from scoremol.data.tasks import parse_task_types
+
+    kinds = parse_task_types(columns.task_type)
+    job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, unlabelled, exclude, kinds)
     spec, data = job.spec, job.data
+    for line in task_notes(job.tasks):
+        info(line)
     if data.num_failed:
         info(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
     for excluded in job.excluded:
@@ -70,7 +87,7 @@ def train(
         info(f"{job.left_out:,} training molecule(s) listed in {exclude} are left out")
     members = 0 if spec.is_catboost else spec.ensemble
     with TrainingProgress(members, spec.epochs, console=console, quiet=state["quiet"]) as progress:
-        run = dict(units=job.units, on_epoch=progress.epoch, on_phase=progress.phase)
+        run = dict(units=job.units, on_epoch=progress.epoch, on_phase=progress.phase, tasks=job.tasks)
         model = fit_spec(data, job.targets, spec, job.plan.network_descriptors, rows=job.rows, **run)
     if model.metrics.get("calibrated_unseen_by_teacher") is False:
         info(
@@ -79,6 +96,8 @@ def train(
             "narrow; train the teacher with --exclude to keep some from it"
         )
     for label, calibration in zip(model.target_labels, model.calibration or []):
+        if not hasattr(calibration, "interval"):
+            continue  # a yes/no target's sets are always bounded
         if math.isinf(calibration.quantile(DEFAULT_COVERAGE)):  # conformal: too few residuals to bound it
             info(
                 f"{label}: only {calibration.size} held-out molecules calibrate its intervals, too few for a bounded "

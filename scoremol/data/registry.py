@@ -34,6 +34,14 @@ class DatasetInfo:
     description: str
     #: short name of the property, for prediction columns (``logS_pred``)
     label: str = ""
+    #: ``regression`` or ``classification`` (a yes/no assay: 0/1 in the file)
+    kind: str = "regression"
+    #: the file's column holding the target when it is not ``target_col`` (PharmaBench's
+    #: files all call theirs ``value``; read under ``target_col`` so that several sets in one
+    #: model are several targets)
+    file_target_col: str = ""
+    #: the file's column assigning each row to ``train`` or ``test`` (its scaffold split)
+    split_col: str = ""
 
 
 REGISTRY: dict[str, DatasetInfo] = {
@@ -100,6 +108,145 @@ REGISTRY: dict[str, DatasetInfo] = {
         ),
     )
 }
+
+
+#: PharmaBench (Niu et al., Scientific Data 2024, CC0): name, file, target, units, description, label, rows, kind
+_PHARMABENCH = (
+    (
+        "logd",
+        "logd_reg_final_data.csv",
+        "logD 7.4 (PharmaBench)",
+        "log10 ratio (logD7.4)",
+        "logD at pH 7.4 conditions",
+        "logD_PB",
+        13068,
+        "r",
+    ),
+    (
+        "water-sol",
+        "water_sol_reg_final_data.csv",
+        "water solubility (PharmaBench)",
+        "log10(nmol/L)",
+        "aqueous solubility, buffer pH 7-7.5 and water",
+        "logS_nM",
+        11701,
+        "r",
+    ),
+    (
+        "bbb",
+        "bbb_cls_final_data.csv",
+        "BBB",
+        "0/1 (1: crosses the blood-brain barrier)",
+        "blood-brain barrier penetration",
+        "BBB",
+        8301,
+        "c",
+    ),
+    ("ames", "ames_cls_final_data.csv", "Ames", "0/1 (1: mutagenic)", "Ames mutagenicity", "Ames", 9139, "c"),
+    (
+        "ppb",
+        "ppb_reg_final_data.csv",
+        "PPB fraction bound (PharmaBench)",
+        "fraction bound (0-1)",
+        "plasma protein binding",
+        "PPB_fb",
+        1262,
+        "r",
+    ),
+    (
+        "cyp2c9",
+        "cyp_2c9_reg_final_data.csv",
+        "CYP2C9 (PharmaBench)",
+        "as upstream (values 0-100)",
+        "CYP2C9 inhibition",
+        "CYP2C9",
+        999,
+        "r",
+    ),
+    (
+        "cyp2d6",
+        "cyp_2d6_reg_final_data.csv",
+        "CYP2D6 (PharmaBench)",
+        "as upstream (values 0-100)",
+        "CYP2D6 inhibition",
+        "CYP2D6",
+        1214,
+        "r",
+    ),
+    (
+        "cyp3a4",
+        "cyp_3a4_reg_final_data.csv",
+        "CYP3A4 (PharmaBench)",
+        "as upstream (values 0-100)",
+        "CYP3A4 inhibition",
+        "CYP3A4",
+        1980,
+        "r",
+    ),
+    (
+        "hlm",
+        "hum_mic_cl_reg_final_data.csv",
+        "human microsomal CL (PharmaBench)",
+        "log10(mL/min/g)",
+        "human liver microsomal clearance",
+        "logCL_HLM",
+        2286,
+        "r",
+    ),
+    (
+        "rlm",
+        "rat_mic_cl_reg_final_data.csv",
+        "rat microsomal CL (PharmaBench)",
+        "log10(mL/min/g)",
+        "rat liver microsomal clearance",
+        "logCL_RLM",
+        1129,
+        "r",
+    ),
+    (
+        "mlm",
+        "mou_mic_cl_reg_final_data.csv",
+        "mouse microsomal CL (PharmaBench)",
+        "log10(mL/min/g)",
+        "mouse liver microsomal clearance",
+        "logCL_MLM",
+        1403,
+        "r",
+    ),
+)
+#: their sha256, as listed in data/README.md
+_PHARMABENCH_SHA256 = {
+    "ames_cls_final_data.csv": "3d867fa3748c94579d6bccea569a1d8eb38c6cfbd723fe7933f7adb1097566ed",
+    "bbb_cls_final_data.csv": "abaa6c120d5ce2136c9a77c2a90bfbb62c0ad2a6a807eeb0fe89749dca353466",
+    "cyp_2c9_reg_final_data.csv": "cfb5ace6abd6ae97345b8a0e70db04cae6570f9965d49073c53864a5620edf19",
+    "cyp_2d6_reg_final_data.csv": "54af95afd7fef8bbea27f195453dbfddb8dda6bdf7947dcc687c65e136150aa7",
+    "cyp_3a4_reg_final_data.csv": "c51df8ba1dbf94949e2fc2d47f9d495e554d77de32e89574ede31d809c5150e6",
+    "hum_mic_cl_reg_final_data.csv": "54a91fd2ec3770f6d5fddf445e7517637a4cb73d4509cf5dcbb0f1c30d3e340a",
+    "logd_reg_final_data.csv": "501d3fd37e050ca1602f754b5890d618b618fd7c15e24b5e6c88f6f5d01cb6e9",
+    "mou_mic_cl_reg_final_data.csv": "de684ceb2302d5efcbc8d358f14f1f69c75a3cd36adf88c013b8c1a0ba7923d4",
+    "ppb_reg_final_data.csv": "a5c9402750dbc1d064407c062c791f66e82cd91b1df9c8fd03d9ae2f2a60f541",
+    "rat_mic_cl_reg_final_data.csv": "bdf74a052e9c06baf35c26879689023d4a41825d635890d509aef9d3326c7755",
+    "water_sol_reg_final_data.csv": "39afc80bf3f943228ef1af616de87665958ec98d5dd787f0205402e0304f838c",
+}
+REGISTRY.update(
+    {
+        f"pharmabench-{name}": DatasetInfo(
+            f"pharmabench-{name}",
+            f"pharmabench/{filename}",
+            "",  # shipped (CC0); no download
+            (_PHARMABENCH_SHA256[filename],),
+            "Smiles_unify",
+            target,
+            units,
+            f"{description} (PharmaBench, Niu et al. 2024), {rows} molecules",
+            label,
+            "classification" if kind == "c" else "regression",
+            "value",
+            "scaffold_train_test_label",
+        )
+        for name, filename, target, units, description, label, rows, kind in _PHARMABENCH
+    }
+)
 
 #: The copies shipped with the source tree (``data/`` beside the package), if present.
 SHIPPED_DATA = Path(__file__).resolve().parents[2] / "data"

@@ -25,12 +25,18 @@ class TargetScaler:
     std: np.ndarray
 
     @classmethod
-    def fit(cls, y: np.ndarray) -> TargetScaler:
+    def fit(cls, y: np.ndarray, keep: np.ndarray | None = None) -> TargetScaler:
+        """``keep`` (bool ``[T]``): targets left as they are (a yes/no target's network
+        output is its logit, read against 0/1 labels)."""
         y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
-        mean = np.nanmean(y, axis=0)
-        std = np.nanstd(y, axis=0)
+        with np.errstate(all="ignore"):
+            mean = np.nan_to_num(np.nanmean(y, axis=0)) if len(y) else np.zeros(y.shape[1])
+            std = np.nanstd(y, axis=0) if len(y) else np.ones(y.shape[1])
         std = np.where(np.isfinite(std) & (std > 1e-12), std, 1.0)
-        return cls(np.nan_to_num(mean), std)
+        if keep is not None:
+            keep = np.asarray(keep, bool)
+            mean, std = np.where(keep, 0.0, mean), np.where(keep, 1.0, std)
+        return cls(mean, std)
 
     def transform(self, y: np.ndarray) -> np.ndarray:
         return (np.asarray(y, dtype=np.float64) - self.mean) / self.std

@@ -21,12 +21,13 @@ import numpy as np
 import torch
 
 from scoremol.calibration import Calibration, Domain
+from scoremol.calibration.probability import ClassCalibration
 from scoremol.data.atomic import atomic_write
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizerSettings
 from scoremol.models.catboost import TreeBlend
-from scoremol.models.metadata import FORMAT_NAME, FORMAT_VERSION
+from scoremol.models.metadata import FORMAT_NAME, FORMAT_VERSION, REGRESSION_FORMAT_VERSION
 from scoremol.models.trained import Member, TrainedModel
 from scoremol.nn import ModelConfig
 from scoremol.version import __version__
@@ -36,13 +37,15 @@ def save_model(model: TrainedModel, path: str | Path) -> None:
     """Write ``model`` atomically to ``path`` (one file)."""
     meta = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if any(model.classify) else REGRESSION_FORMAT_VERSION,
         "scoremol_version": __version__,
         "torch_version": torch.__version__,
         "model_config": model.model_config.to_dict(),
         "featurizer": model.featurizer.to_dict(),
         "targets": model.target_names,
         "units": model.target_units,
+        "target_kinds": model.target_kinds,
+        "target_classes": model.target_classes,
         "target_scaler": model.target_scaler.to_dict(),
         "descriptor_scaler": None if model.descriptor_scaler is None else model.descriptor_scaler.to_dict(),
         "train_config": model.train_config,
@@ -125,7 +128,10 @@ def _current_calibration(meta: dict) -> bool:
 def _load_calibration(meta: dict) -> list[Calibration] | None:
     if meta.get("calibration") is None or not _current_calibration(meta):
         return None
-    return [Calibration.from_dict(c) for c in meta["calibration"]]
+    return [
+        ClassCalibration.from_dict(c) if c.get("kind") == "classification" else Calibration.from_dict(c)
+        for c in meta["calibration"]
+    ]
 
 
 def _training_examples(payload: dict) -> tuple[list[str] | None, np.ndarray | None]:
@@ -159,6 +165,24 @@ def load_model_bytes(data: bytes, name: str = "model") -> TrainedModel:
     """A model from the bytes of a model file (as sent to the workers of a cluster); the
     same checks as :func:`load_model`, messages naming ``name``."""
     return _load(io.BytesIO(data), name)
+
+
+def _tasks_match(model: TrainedModel) -> bool:
+    """Whether every target has a known kind, a yes/no target two class names, and a
+    calibration of its kind."""
+    n = len(model.target_names)
+    if len(model.target_kinds) != n or len(model.target_classes) != n:
+        return False
+    for t, (kind, classes) in enumerate(zip(model.target_kinds, model.target_classes)):
+        if kind not in ("regression", "classification") or (kind == "classification") != (classes is not None):
+            return False
+        if classes is not None and len(classes) != 2:
+            return False
+        if model.calibration is not None and isinstance(model.calibration[t], ClassCalibration) != (
+            kind == "classification"
+        ):
+            return False
+    return True
 
 
 def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
@@ -215,6 +239,8 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
             tree=_load_tree(meta.get("tree"), payload),  # DamagedTree: reported below
             calibration=_load_calibration(meta),
             domain=_load_domain(meta, payload.get("domain_reference"), payload),
+            target_kinds=[str(k) for k in meta.get("target_kinds") or []],
+            target_classes=[None if c is None else [str(n) for n in c] for c in meta.get("target_classes") or []],
         )
     except DamagedTree as exc:
         raise ScoremolError(f"{path}: its blended CatBoost model is unreadable ({exc})") from None
@@ -230,6 +256,8 @@ def _load(source: Path | io.BytesIO, path: str | Path) -> TrainedModel:
         raise ScoremolError(f"{path} holds no trained weights")
     if not model.target_names or len(model.target_scaler.mean) != len(model.target_names):
         raise ScoremolError(f"{path} is an incomplete scoremol model (its targets and their scaler do not match)")
+    if model.target_kinds and not _tasks_match(model):
+        raise ScoremolError(f"{path} is an incomplete scoremol model (its targets' kinds and classes do not match)")
     if members and model.domain is not None and model.domain.reference.shape[1] != config.hidden:
         raise ScoremolError(f"{path}: its domain's embeddings do not match its networks (width {config.hidden})")
     if model.tree is not None:

@@ -15,7 +15,10 @@ import zipfile
 from pathlib import Path
 
 FORMAT_NAME = "scoremol-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+#: files whose every target is a regression are still written as version 1, which older
+#: scoremol reads; a yes/no target needs version 2 (an older reader would regress its logit)
+REGRESSION_FORMAT_VERSION = 1
 
 #: Opcodes that may sit between a dictionary key and its value (memo bookkeeping).
 _MEMO_OPCODES = frozenset({"BINPUT", "LONG_BINPUT", "MEMOIZE", "PUT"})

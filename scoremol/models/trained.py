@@ -14,6 +14,7 @@ import torch
 
 from scoremol.calibration import Calibration, Domain
 from scoremol.calibration.conformal import difficulty_inputs
+from scoremol.calibration.probability import ClassCalibration
 from scoremol.data.collate import GraphBatch, collate_arrays
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
 from scoremol.errors import ScoremolError
@@ -111,8 +112,12 @@ class TrainedModel:
     descriptor_columns: list[int] | None = None
     tree: TreeBlend | None = None
     #: conformal calibration per target, from held-out training molecules (None: no intervals)
-    calibration: list[Calibration] | None = None
+    calibration: list[Calibration | ClassCalibration] | None = None
     domain: Domain | None = None
+    #: per target ``regression`` or ``classification`` (empty: every target a regression)
+    target_kinds: list[str] = field(default_factory=list)
+    #: per target, a yes/no target's class names as trained, negative first (else None)
+    target_classes: list[list[str] | None] = field(default_factory=list)
     _modules: list[torch.nn.Module] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -126,6 +131,11 @@ class TrainedModel:
         return [
             column_label(name) if labels.count(label) > 1 else label for name, label in zip(self.target_names, labels)
         ]
+
+    @property
+    def classify(self) -> list[bool]:
+        """Per target, whether it is a yes/no target (its mean is a logit)."""
+        return [k == "classification" for k in self.target_kinds] or [False] * len(self.target_names)
 
     @property
     def is_tree_only(self) -> bool:

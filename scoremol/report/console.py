@@ -141,21 +141,33 @@ class FoldTable:
     :meth:`finish` with the summary (mean +/- std) and print :attr:`table`."""
 
     COLUMNS = ("repeat", "fold", "train", "test", "RMSE", "MAE", "R2", "best epoch", "seconds", "parameters")
+    #: a yes/no first target's columns in place of RMSE, MAE and R2 (metric key, header)
+    CLASS_COLUMNS = (
+        ("auroc", "AUROC"),
+        ("auprc", "AUPRC"),
+        ("balanced_accuracy", "bal. acc."),
+        ("brier", "Brier"),
+        ("ece", "ECE"),
+    )
 
-    def __init__(self, title: str) -> None:
+    def __init__(self, title: str, classification: bool = False) -> None:
         self.table = Table(title=title)
-        for col in self.COLUMNS:
+        self.classification = classification
+        scores = [h for _, h in self.CLASS_COLUMNS] if classification else ["RMSE", "MAE", "R2"]
+        for col in (*self.COLUMNS[:4], *scores, *self.COLUMNS[7:]):
             self.table.add_column(col, justify="right")
 
     def add(self, r) -> None:
+        if self.classification:
+            scores = [f"{r.class_metrics[k]:.4f}" for k, _ in self.CLASS_COLUMNS]
+        else:
+            scores = [f"{r.rmse:.4f}", f"{r.mae:.4f}", f"{r.r2:.3f}"]
         self.table.add_row(
             str(r.repeat),
             str(r.fold),
             str(r.n_train),
             str(r.n_test),
-            f"{r.rmse:.4f}",
-            f"{r.mae:.4f}",
-            f"{r.r2:.3f}",
+            *scores,
             f"{r.best_epoch:.0f}",
             f"{r.seconds:.1f}",
             f"{r.parameters:,}",
@@ -168,9 +180,15 @@ class FoldTable:
             "mean",
             "",
             "",
-            f"{s['rmse']['mean']:.4f} ± {s['rmse']['std']:.4f}",
-            f"{s['mae']['mean']:.4f} ± {s['mae']['std']:.4f}",
-            f"{s['r2']['mean']:.3f} ± {s['r2']['std']:.3f}",
+            *(
+                [f"{s[k]['mean']:.4f} ± {s[k]['std']:.4f}" for k, _ in self.CLASS_COLUMNS]
+                if self.classification
+                else [
+                    f"{s['rmse']['mean']:.4f} ± {s['rmse']['std']:.4f}",
+                    f"{s['mae']['mean']:.4f} ± {s['mae']['std']:.4f}",
+                    f"{s['r2']['mean']:.3f} ± {s['r2']['std']:.3f}",
+                ]
+            ),
             f"{s['best_epoch']['mean']:.0f}",
             f"{s['seconds']['mean']:.1f}",
             "",
@@ -178,10 +196,12 @@ class FoldTable:
 
 
 def task_lines(summary: dict) -> list[str]:
-    """One line per task of a multi-task cv: mean +/- std of RMSE, MAE and R2."""
+    """One line per task of a multi-task cv: mean +/- std of each of its metrics (RMSE, MAE
+    and R2; a yes/no task's AUROC, AUPRC, balanced accuracy, Brier score and ECE)."""
+    names = {"rmse": "RMSE", "mae": "MAE", "r2": "R2", "balanced_accuracy": "bal. acc.", "auroc": "AUROC"}
+    names.update(auprc="AUPRC", brier="Brier", ece="ECE")
     return [
-        f"{name}: RMSE {m['rmse']['mean']:.4f} ± {m['rmse']['std']:.4f}  MAE {m['mae']['mean']:.4f} ± "
-        f"{m['mae']['std']:.4f}  R2 {m['r2']['mean']:.3f} ± {m['r2']['std']:.3f}"
+        f"{name}: " + "  ".join(f"{names.get(k, k)} {v['mean']:.4f} ± {v['std']:.4f}" for k, v in m.items())
         for name, m in summary.get("tasks", {}).items()
     ]
 

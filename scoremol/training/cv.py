@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from scoremol.data.splits import folds_from_file, make_folds
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.spec import TrainingSpec
-from scoremol.training.metrics import regression_metrics
+from scoremol.training.metrics import classification_metrics, regression_metrics
+
+#: a yes/no target's cv metrics, in the order tables show them
+CLASSIFICATION_KEYS = ("auroc", "auprc", "balanced_accuracy", "brier", "ece")
 
 
 @dataclass
@@ -46,11 +48,14 @@ class FoldResult:
     task_metrics: dict = field(default_factory=dict)
     #: several targets: the test predictions of every target ``[n_test, T]``
     task_predictions: np.ndarray | None = field(repr=False, default=None)
+    #: a yes/no first target: AUROC, AUPRC, balanced accuracy, Brier and ECE of its
+    #: probabilities (the RMSE, MAE and R2 above are then those of the probabilities)
+    class_metrics: dict = field(default_factory=dict)
 
     def row(self) -> dict:
         keys = ("repeat", "fold", "n_train", "n_test", "rmse", "mae", "r2", "best_epoch", "seconds", "parameters")
         tasks = {f"{t}_{k}": v for t, m in self.task_metrics.items() for k, v in m.items()}
-        return {**{k: getattr(self, k) for k in keys}, **self.uncertainty_metrics, **tasks}
+        return {**{k: getattr(self, k) for k in keys}, **self.class_metrics, **self.uncertainty_metrics, **tasks}
 
 
 def _mean_std(values) -> dict[str, float]:
@@ -81,6 +86,9 @@ def summarize(results: list[FoldResult]) -> dict:
     for key in ("rmse", "mae", "r2", "best_epoch", "seconds"):
         out[key] = _mean_std([getattr(r, key) for r in results])
     out["parameters"] = int(results[0].parameters) if results else 0
+    if results and results[0].class_metrics:
+        for key in CLASSIFICATION_KEYS:
+            out[key] = _mean_std([r.class_metrics[key] for r in results])
     if results and results[0].task_metrics:
         out["tasks"] = {
             t: {k: _mean_std([r.task_metrics[t][k] for r in results]) for k in metrics}
@@ -127,13 +135,20 @@ def run_cv(
     refold: Callable[[int], np.ndarray] | None = None,
     on_fold: Callable[[FoldResult], None] | None = None,
     targets: list[str] | None = None,
+    classify: list[bool] | None = None,
 ) -> list[FoldResult]:
     """Run every fold (and repeat); ``refold(r)`` gives new folds for repeat ``r`` > 0.
 
     ``y`` is ``[n]``, or ``[n, T]`` with ``targets`` naming its columns when the runner
     predicts several targets (``[n_test, T]``): the fold's headline metrics are the first
-    target's, ``task_metrics`` every target's."""
+    target's, ``task_metrics`` every target's. A yes/no target (``classify``) is predicted
+    as a probability and scored by :func:`classification_metrics` as well."""
     first = y if y.ndim == 1 else y[:, 0]
+    classify = list(classify or [False] * (1 if y.ndim == 1 else y.shape[1]))
+
+    def scores(truth: np.ndarray, pred: np.ndarray, k: int) -> dict:
+        return classification_metrics(truth, pred) if classify[k] else regression_metrics(truth, pred)
+
     results = []
     for r in range(repeats):
         folds = fold_of_graph if r == 0 or refold is None else refold(r)
@@ -163,9 +178,11 @@ def run_cv(
                 pred,
                 history,
             )
+            if classify[0]:
+                result.class_metrics = classification_metrics(first[test], pred)
             if every.ndim == 2 and y.ndim == 2 and targets:
                 result.task_predictions = every
-                result.task_metrics = {t: regression_metrics(y[test, k], every[:, k]) for k, t in enumerate(targets)}
+                result.task_metrics = {t: scores(y[test, k], every[:, k], k) for k, t in enumerate(targets)}
             if uncertainty:
                 from scoremol.calibration.metrics import uncertainty_metrics
 
@@ -187,9 +204,10 @@ def spec_runner(
     network_descriptors: tuple[str, ...] | None = None,
     on_epoch=None,
     on_phase=None,
+    tasks: list | None = None,
 ) -> FoldRunner:
     """A fold runner that trains what ``spec`` describes: networks (optionally blended with
-    CatBoost) or the CatBoost baseline."""
+    CatBoost) or the CatBoost baseline; ``tasks``: each target's kind (TaskDecision)."""
     from scoremol.training.setup import make_configs
 
     spec = spec.resolved()
@@ -197,9 +215,10 @@ def spec_runner(
     if spec.is_catboost:
         if len(targets) != 1:
             raise ScoremolError("the CatBoost baseline cross-validates one target; name a single target")
-        return catboost_runner(data, targets[0], spec.morgan, spec.val_fraction)
+        classify = bool(tasks) and tasks[0].classes is not None
+        return catboost_runner(data, targets[0], spec.morgan, spec.val_fraction, classify=classify)
     model_config, train_config = make_configs(data, targets, spec, network_descriptors)
-    return graph_runner(data, target, model_config, train_config, network_descriptors, on_epoch, on_phase)
+    return graph_runner(data, target, model_config, train_config, network_descriptors, on_epoch, on_phase, tasks)
 
 
 def graph_runner(
@@ -210,9 +229,10 @@ def graph_runner(
     gnn_descriptors: tuple[str, ...] | None = None,
     on_epoch=None,
     on_phase=None,
+    tasks: list | None = None,
 ) -> FoldRunner:
     """A fold runner for explicit configs (every neural model, optionally tree-blended);
-    with several targets it predicts ``[n_test, T]``."""
+    with several targets it predicts ``[n_test, T]`` (a yes/no target: its probability)."""
     from scoremol.training.fit import train_model
 
     targets = [target] if isinstance(target, str) else list(target)
@@ -228,9 +248,11 @@ def graph_runner(
             gnn_descriptors=gnn_descriptors,
             on_epoch=on_epoch,
             on_phase=on_phase,
+            tasks=tasks,
         )
         result = model.predict(data, ids=test, device=train_config.device)
-        pred = result.mean[:, 0] if len(targets) == 1 else result.mean
+        mean = probabilities(model, result.mean)
+        pred = mean[:, 0] if len(targets) == 1 else mean
         history = [dict(h, member=k) for k, m in enumerate(model.members) for h in m.history]
         best = float(np.mean([m.best_epoch for m in model.members]))
         return pred, best, model.metrics["parameters"], history, test_uncertainty(model, result)
@@ -238,12 +260,25 @@ def graph_runner(
     return run
 
 
+def probabilities(model, mean: np.ndarray) -> np.ndarray:
+    """``mean`` ``[n, T]`` with each yes/no target's logit as its (calibrated) probability."""
+    from scoremol.calibration.probability import sigmoid
+
+    out = np.array(mean, dtype=np.float64, copy=True)
+    for t, c in enumerate(model.classify):
+        if c:
+            calibration = None if model.calibration is None else model.calibration[t]
+            out[:, t] = sigmoid(out[:, t]) if calibration is None else calibration.probability(out[:, t])
+    return out
+
+
 def test_uncertainty(model, result) -> dict:
     """Intervals at every checked coverage and the domain verdicts of a calibrated model's
-    test predictions (empty for a model without calibration)."""
+    test predictions (empty for a model without calibration, or whose first target is a
+    yes/no target: it has prediction sets, not intervals)."""
     from scoremol.calibration.metrics import COVERAGES
 
-    if model.calibration is None or result.similarity is None:
+    if model.calibration is None or result.similarity is None or model.classify[0]:
         return {}
     calibration, mean = model.calibration[0], result.mean[:, 0]
     bounds = [calibration.interval(mean, result.difficulty(0), c) for c in COVERAGES]
@@ -255,77 +290,25 @@ def test_uncertainty(model, result) -> dict:
     }
 
 
-def catboost_runner(data, target: str, morgan: bool, val_fraction: float, iterations: int | None = None) -> FoldRunner:
+def catboost_runner(
+    data, target: str, morgan: bool, val_fraction: float, iterations: int | None = None, classify: bool = False
+) -> FoldRunner:
     """A fold runner for the CatBoost baseline (early stopping on ``val_fraction`` of the
     training portion, or a fixed number of trees on all of it when that is 0; see
-    :func:`scoremol.models.catboost.fit_catboost`)."""
-    from scoremol.models.catboost import catboost_features, fit_predict_catboost
+    :func:`scoremol.models.catboost.fit_catboost`); ``classify``: a classifier's probability."""
+    from scoremol.models.catboost import catboost_features, fit_catboost
 
     x = catboost_features(data, morgan)
     y = data.column_values(target)
 
     def run(train: np.ndarray, test: np.ndarray, seed: int):
-        pred, best = fit_predict_catboost(
-            x, y, train, test, seed=seed, val_fraction=val_fraction, iterations=iterations
+        model, best = fit_catboost(
+            x, y, train, seed=seed, val_fraction=val_fraction, iterations=iterations, classify=classify
         )
+        pred = model.predict_proba(x[test])[:, 1] if classify else model.predict(x[test])
         return pred, float(best), 0, []
 
     return run
-
-
-def oof_frame(results: list[FoldResult], data: FeaturizedDataset, target: str | list[str]) -> pd.DataFrame:
-    """Out-of-fold predictions: repeat, fold, input row, SMILES, measured and predicted value
-    (of the first target; with several, also ``<target>_true``/``<target>_pred`` for each)."""
-    targets = [target] if isinstance(target, str) else list(target)
-    smiles = data.table[data.smiles_col].astype(str).to_numpy()
-    y = data.column_values(targets[0])
-    frames = []
-    for r in results:
-        columns = {
-            "repeat": r.repeat,
-            "fold": r.fold,
-            "row": data.graph_row[r.test_rows],
-            "smiles": smiles[data.graph_row[r.test_rows]],
-            "y_true": y[r.test_rows],
-            "y_pred": r.predictions,
-        }
-        if r.uncertainty:
-            columns.update(
-                y_lo=r.uncertainty["lo"][:, 1],  # the 90 % interval
-                y_hi=r.uncertainty["hi"][:, 1],
-                similarity=r.uncertainty["similarity"],
-                domain=np.where(r.uncertainty["in_domain"], "in", "out"),
-            )
-        if r.task_predictions is not None:
-            for k, t in enumerate(targets):
-                columns[f"{t}_true"] = data.column_values(t)[r.test_rows]
-                columns[f"{t}_pred"] = r.task_predictions[:, k]
-        frames.append(pd.DataFrame(columns))
-    return pd.concat(frames, ignore_index=True)
-
-
-def write_outputs(directory: Path, run: CVRun, data: FeaturizedDataset, target: str | list[str]) -> dict:
-    """cv_results.json, cv_folds.csv, oof_predictions.csv and cv_history.csv in ``directory``."""
-    import json
-
-    from scoremol.data.atomic import atomic_write
-
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    results = run.results
-    payload = run.payload()
-    with atomic_write(directory / "cv_results.json") as handle:
-        json.dump(payload, handle, indent=2, allow_nan=False)
-    with atomic_write(directory / "cv_folds.csv", newline="") as handle:
-        pd.DataFrame([r.row() for r in results]).to_csv(handle, index=False)
-    oof = oof_frame(results, data, target)
-    with atomic_write(directory / "oof_predictions.csv", newline="") as handle:
-        oof.to_csv(handle, index=False, float_format="%.6g")
-    history = [dict(h, repeat=r.repeat, fold=r.fold) for r in results for h in r.history]
-    if history:
-        with atomic_write(directory / "cv_history.csv", newline="") as handle:
-            pd.DataFrame(history).to_csv(handle, index=False, float_format="%.6g")
-    return payload
 
 
 @dataclass
@@ -357,10 +340,14 @@ def cross_validate(
     on_epoch=None,
     on_phase=None,
     input_name: str = "",
+    tasks: list | None = None,
 ) -> CVRun:
     """K-fold cross-validation of ``spec`` on ``data``: folds from ``folds_file`` (``row,fold``)
     or generated (``split`` random or scaffold, ``repeats`` times with new seeds). Several
-    targets train multi-task models and score every target on each fold (headline: the first)."""
+    targets train multi-task models and score every target on each fold (headline: the first).
+    ``tasks``: each target's kind (:attr:`~scoremol.training.setup.TrainingJob.tasks`); a
+    yes/no target is scored on its probabilities by AUROC, AUPRC, balanced accuracy, Brier
+    score and expected calibration error."""
     spec = spec.resolved()
     targets = [target] if isinstance(target, str) else list(target)
     if spec.teacher is not None:
@@ -391,6 +378,7 @@ def cross_validate(
         "repeats": repeats,
         "spec": spec.to_dict(),
     }
-    runner = spec_runner(data, targets, spec, network_descriptors, on_epoch, on_phase)
-    results = run_cv(fold_of_graph, y, runner, repeats, spec.seed, refold, on_fold, targets)
+    runner = spec_runner(data, targets, spec, network_descriptors, on_epoch, on_phase, tasks)
+    classify = [t.classes is not None for t in tasks] if tasks else None
+    results = run_cv(fold_of_graph, y, runner, repeats, spec.seed, refold, on_fold, targets, classify)
     return CVRun(config, results)

@@ -16,6 +16,7 @@ import torch
 
 from scoremol.data.collate import Graph
 from scoremol.data.scaling import DescriptorScaler, TargetScaler
+from scoremol.data.tasks import CLASSIFICATION, REGRESSION, TaskDecision
 from scoremol.device import resolve_device
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset
@@ -82,6 +83,7 @@ def plan_members(
     config: TrainConfig,
     target_scaler: TargetScaler,
     folds: np.ndarray | None = None,
+    classify: tuple[bool, ...] = (),
 ) -> list[MemberJob]:
     """One job per member: member ``k`` has seed ``seed + k`` and holds out fold ``k`` of
     ``folds`` (validating on it when it early-stops), else a seeded validation split, else
@@ -110,6 +112,7 @@ def plan_members(
             seed,
             k,
             folds is not None,
+            classify,
         )
         jobs.append(job)
     return jobs
@@ -122,6 +125,7 @@ def fit_blend(
     config: TrainConfig,
     trees: tuple[int, float] | None = None,
     weights: list[float] | None = None,
+    classify: tuple[bool, ...] = (),
 ) -> TreeBlend:
     """The blended trees on every training molecule, a fixed number of trees: in the ESOL
     study this beat early stopping on a held-out tenth (0.515 vs 0.521 blended).
@@ -142,6 +146,7 @@ def calibrate_members(
     members: list[Member],
     target_scaler: TargetScaler,
     config: TrainConfig,
+    classify: tuple[bool, ...] = (),
 ):
     """Calibration per target and the domain from the members' held-out folds (a blended
     model refits its trees without each fold, and those held-out predictions choose each
@@ -154,7 +159,7 @@ def calibrate_members(
     if config.catboost_weight > 0:
 
         def fit_tree(positions: np.ndarray):
-            return fit_blend(full, target_names, rows[positions], config, CALIBRATION_TREES)
+            return fit_blend(full, target_names, rows[positions], config, CALIBRATION_TREES, classify=classify)
 
     calibration, domain, held_out, weights = calibrate(
         full,
@@ -167,6 +172,7 @@ def calibrate_members(
         config.catboost_weight,
         config.neighbours,
         config.domain_dims,
+        classify,
     )
     for m in members:
         m.outputs = None  # not part of the model
@@ -185,6 +191,7 @@ def train_model(
     on_phase: Callable[[str], None] | None = None,
     measured: np.ndarray | None = None,
     calibrate_on: np.ndarray | None = None,
+    tasks: list[TaskDecision] | None = None,
 ) -> TrainedModel:
     """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all):
     plan the members (:func:`plan_members`), fit them side by side, calibrate on their
@@ -197,7 +204,9 @@ def train_model(
     labels that were measured: a student's teacher labels (:mod:`scoremol.training.teacher`)
     train the networks and the tree but never calibrate. ``calibrate_on`` (bool ``[G]``
     per graph of ``data``): only these molecules may be held out to calibrate (a student's
-    measured molecules that its teacher never saw); the rest always train.
+    measured molecules that its teacher never saw); the rest always train. ``tasks``: each
+    target's kind (default: every one a regression); a yes/no target's networks and tree
+    give a logit, its calibration a probability.
     """
     config.validate()
     if config.catboost_weight > 0 and data.descriptors is None:
@@ -213,7 +222,9 @@ def train_model(
     labelled = np.isfinite(y_all).any(axis=1)
     require_labelled(int(labelled.sum()))
     rows, y_all = rows[labelled], y_all[labelled]
-    target_scaler = TargetScaler.fit(y_all)
+    kinds = [t.kind for t in tasks] if tasks else [REGRESSION] * len(target_names)
+    classify = tuple(k == CLASSIFICATION for k in kinds)
+    target_scaler = TargetScaler.fit(y_all, keep=np.asarray(classify))
     descriptor_scaler = None
     if model_config.use_descriptors:
         if data.descriptors is None:
@@ -232,7 +243,7 @@ def train_model(
                 f"target {target_names[t]!r}: {int(counts[t])} of its measured molecules are held out to calibrate, "
                 "fewer than 2: give it more labelled molecules, or train with --no-calibrate"
             )
-    jobs = plan_members(graphs, model_config, config, target_scaler, folds)
+    jobs = plan_members(graphs, model_config, config, target_scaler, folds, classify)
     plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
@@ -245,7 +256,7 @@ def train_model(
         start = time.perf_counter()
         y_measured = y_all if measured is None else np.where(measured[rows], y_all, np.nan)
         calibration, domain, held_out, weights = calibrate_members(
-            full, target_names, rows, y_measured, folds, members, target_scaler, config
+            full, target_names, rows, y_measured, folds, members, target_scaler, config, classify
         )
         calibration_seconds = time.perf_counter() - start
     tree, tree_seconds = None, 0.0
@@ -253,7 +264,7 @@ def train_model(
         if on_phase is not None:
             on_phase("CatBoost")
         start = time.perf_counter()
-        tree = fit_blend(full, target_names, rows, config, weights=weights)
+        tree = fit_blend(full, target_names, rows, config, weights=weights, classify=classify)
         tree_seconds = time.perf_counter() - start
     featurizer = full.settings  # what prediction must compute: the tree's and the network's descriptors
     if tree is not None and all(b is None for b in tree.blobs):  # every weight 0: no tree, no tree descriptors
@@ -290,4 +301,6 @@ def train_model(
         tree=tree,
         calibration=calibration,
         domain=domain,
+        target_kinds=kinds,
+        target_classes=[list(t.classes) if t.classes else None for t in tasks or ()] or [None] * len(target_names),
     )

@@ -23,6 +23,7 @@ import torch
 from scoremol.calibration import Calibration, Domain
 from scoremol.calibration.conformal import difficulty_inputs
 from scoremol.calibration.domain import NEIGHBOURS, neighbour_distances, principal_basis, to_similarity
+from scoremol.calibration.probability import ClassCalibration, sigmoid
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.catboost import TreeBlend, choose_weights
@@ -72,7 +73,8 @@ def calibrate(
     default_weight: float = 0.0,
     neighbours: int = 0,
     search_dims: int = 0,
-) -> tuple[list[Calibration], Domain, int, list[float] | None]:
+    classify: Sequence[bool] = (),
+) -> tuple[list[Calibration | ClassCalibration], Domain, int, list[float] | None]:
     """Calibration per target and the domain, from each member's outputs on every training
     molecule (``outputs[k]``: scaled predictions ``[n, T]`` and embeddings ``[n, d]``).
 
@@ -84,10 +86,14 @@ def calibrate(
     over (0: each chooses among :data:`NEIGHBOURS` the count that ranks its held-out
     errors best). ``search_dims``: find neighbours in that many principal components of
     each member's embeddings (0: all; see :class:`~scoremol.calibration.Domain`).
+    ``classify``: per target, whether it is a yes/no target: its held-out logits fit its
+    probability calibration and conformal sets (:class:`ClassCalibration`), and its errors,
+    which rank the domain's neighbour counts, are ``label - probability``.
     Returns the calibrations, the domain (with its molecules' SMILES), the number of
     held-out molecules and, for a blended model, each target's blend weight
     (``default_weight`` where no held-out label can choose one).
     """
+    classify = np.asarray(list(classify) or [False] * y.shape[1], bool)
     n_folds = int(folds.max()) + 1
     oof = np.full(y.shape, np.nan)
     blended = fit_tree is not None and data.descriptors is not None
@@ -107,11 +113,11 @@ def calibrate(
     )
     weights = None
     if blended:
-        weights = choose_weights(oof, tree_oof, y, default_weight)
+        weights = choose_weights(oof, tree_oof, y, default_weight, classify)
         has = np.isfinite(tree_oof)
         w = np.broadcast_to(np.asarray(weights), y.shape)
         oof = np.where(has, (1 - w) * oof + w * tree_oof, oof)
-    residual = y - oof
+    residual = y - np.where(classify, sigmoid(oof), oof)
     chosen = _best_ranked(distance, np.abs(residual[:, 0]))
     similarity = to_similarity(distance[chosen], 1.0)
     typical = first_typical[chosen]
@@ -122,7 +128,9 @@ def calibrate(
         task_similarity = [to_similarity(d[k], 1.0) for k, (d, _) in zip(task_counts, task_distances, strict=True)]
         task_settings = [(k, typical_[k]) for k, (_, typical_) in zip(task_counts, task_distances, strict=True)]
     calibrations = [
-        Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], task_similarity[t], atoms))
+        ClassCalibration.fit(oof[:, t], y[:, t])
+        if classify[t]
+        else Calibration.fit(residual[:, t], difficulty_inputs(oof[:, t], task_similarity[t], atoms))
         for t in range(y.shape[1])
     ]
     domain = Domain.fit(

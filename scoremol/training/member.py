@@ -41,6 +41,8 @@ class MemberJob:
     seed: int
     index: int = 0
     outputs: bool = False
+    #: per target, whether it is a yes/no target (its output a logit, its loss binary cross-entropy)
+    classify: tuple[bool, ...] = ()
 
 
 def _rmse_per_target(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
@@ -50,15 +52,37 @@ def _rmse_per_target(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
     return np.sqrt((err**2).sum(axis=0) / counts)
 
 
-def _masked_mse(pred: torch.Tensor, target: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
-    """Mean squared error over the labelled entries (NaN = missing), each target's labels
-    weighted by ``weights`` ``[T]`` (None: all 1)."""
+def _masked_loss(
+    pred: torch.Tensor,
+    target: torch.Tensor,
+    weights: torch.Tensor | None = None,
+    classify: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Mean loss over the labelled entries (NaN = missing): squared error of a regression
+    target (standardized), binary cross-entropy of a yes/no target's logit (``classify``,
+    bool ``[T]``; None: none), each target's labels weighted by ``weights`` ``[T]`` (None: all 1)."""
     mask = torch.isfinite(target)
-    diff = torch.where(mask, pred - torch.nan_to_num(target), torch.zeros_like(pred))
+    truth = torch.nan_to_num(target)
+    loss = (pred - truth) ** 2
+    if classify is not None:
+        entropy = torch.nn.functional.binary_cross_entropy_with_logits(pred, truth.clamp(0, 1), reduction="none")
+        loss = torch.where(classify, entropy, loss)
+    loss = torch.where(mask, loss, torch.zeros_like(pred))
     if weights is None:
-        return (diff**2).sum() / mask.sum().clamp(min=1)
+        return loss.sum() / mask.sum().clamp(min=1)
     w = mask * weights
-    return (w * diff**2).sum() / w.sum().clamp(min=1e-12)
+    return (w * loss).sum() / w.sum().clamp(min=1e-12)
+
+
+def validation_scale(pred: np.ndarray, classify: tuple[bool, ...]) -> np.ndarray:
+    """Predictions in target units with each yes/no target's logit as a probability, so a
+    validation RMSE reads the square root of its Brier score."""
+    if not any(classify):
+        return pred
+    out = np.array(pred, dtype=np.float64, copy=True)
+    cls = np.asarray(classify, bool)
+    out[:, cls] = 1.0 / (1.0 + np.exp(-np.clip(out[:, cls], -60, 60)))
+    return out
 
 
 def task_weights(y: np.ndarray, balance: float) -> np.ndarray | None:
@@ -122,6 +146,7 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
     train_graphs = [graphs[i] for i in train_idx]
     balance = task_weights(torch.cat([g.y for g in train_graphs]).numpy(), config.task_balance)
     weights = None if balance is None else torch.as_tensor(balance, dtype=torch.float32, device=device)
+    classify = torch.as_tensor(job.classify, dtype=torch.bool, device=device) if any(job.classify) else None
     val_graphs = [graphs[i] for i in val_idx]
     val_true = target_scaler.inverse(torch.cat([g.y for g in val_graphs]).numpy()) if val_graphs else np.zeros((0, 1))
     best_state, best_rmse, best_epoch, bad_epochs = None, math.inf, 0, 0
@@ -138,7 +163,7 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
                 continue  # a batch of one breaks nothing but adds noise; skip the remainder
             batch = collate_graphs([train_graphs[i] for i in idx]).to(device)
             optimizer.zero_grad(set_to_none=True)
-            loss = _masked_mse(model(batch), batch.y, weights)
+            loss = _masked_loss(model(batch), batch.y, weights, classify)
             loss.backward()
             if config.grad_clip > 0:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
@@ -149,7 +174,7 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
         record = {"epoch": epoch, "train_loss": total / max(count, 1), "lr": optimizer.param_groups[0]["lr"]}
         if val_graphs:
             pred = target_scaler.inverse(member_outputs(model, val_graphs, device, embed=False)[0])
-            rmse = float(np.mean(_rmse_per_target(pred, val_true)))
+            rmse = float(np.mean(_rmse_per_target(validation_scale(pred, job.classify), val_true)))
             record["val_rmse"] = rmse
             if rmse < best_rmse - 1e-6:
                 best_rmse, best_epoch, bad_epochs = rmse, epoch, 0

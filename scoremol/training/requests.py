@@ -22,6 +22,13 @@ class DataColumns:
     )
     smiles_col: str | None = option(None, SMILES_COL_HELP, INPUT)
     fmt: str | None = option(None, FORMAT_HELP, INPUT, "--format")
+    task_type: list[str] | None = option(
+        None,
+        "TARGET=classification or TARGET=regression; repeat per target (default: two words such as yes/no, or "
+        "only 0 and 1, are classes; numbers are regressed).",
+        INPUT,
+        metavar="TARGET=KIND",
+    )
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import pandas as pd
 
+from scoremol.data.tasks import TaskDecision, decide_tasks, encode_classes
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.dataset import FeaturizedDataset, FeaturizerSettings
 from scoremol.featurizers.descriptors import TREE_DESCRIPTORS, descriptor_names, union
@@ -201,6 +202,8 @@ class TrainingJob:
     #: the graphs to train on (None: all); ``left_out``: how many ``--exclude`` removed
     rows: np.ndarray | None = None
     left_out: int = 0
+    #: each target's kind (regression or a yes/no classification) and why it was read so
+    tasks: list[TaskDecision] = dataclasses.field(default_factory=list)
 
 
 def prepare_training(
@@ -211,6 +214,7 @@ def prepare_training(
     fmt: str | None = None,
     unlabelled: str | None = None,
     exclude: str | None = None,
+    task_types: dict[str, str] | None = None,
 ) -> TrainingJob:
     """Resolve ``spec``, check its device, featurize the input and pick the targets (the data
     set's own when none are named): everything ``train`` and ``cv`` do before fitting.
@@ -219,7 +223,8 @@ def prepare_training(
     (:func:`merge_training_inputs`); one input is read as it is. ``unlabelled`` molecules
     (for the spec's teacher to label) join the merge as an input without targets.
     ``exclude`` (a molecule file or data set name): its molecules are left out of the
-    job's training rows, matched as merged inputs are.
+    job's training rows, matched as merged inputs are. ``task_types`` (target -> regression
+    or classification) overrides what each target's values say (:mod:`scoremol.data.tasks`).
     """
     from scoremol.device import resolve_device
 
@@ -235,14 +240,47 @@ def prepare_training(
     repeated = sorted({t for t in targets or [] if targets.count(t) > 1})
     if repeated:  # two heads learning one column would give two columns that disagree
         raise ScoremolError(f"--target {', '.join(repeated)} is named more than once")
-    if len(inputs) > 1 or unlabelled is not None:
-        job = merge_training_inputs(inputs, spec, targets, smiles_col, fmt, unlabelled)
+    if len(inputs) > 1 or unlabelled is not None or _renames_target(inputs[0]):
+        job = merge_training_inputs(inputs, spec, targets, smiles_col, fmt, unlabelled, task_types)
     else:
-        job = read_training_input(inputs[0], spec, targets, smiles_col, fmt)
+        job = read_training_input(inputs[0], spec, targets, smiles_col, fmt, task_types)
     if exclude is None:
         return job
     rows, left_out = rows_without(job.data, exclude, spec.standardize)
     return dataclasses.replace(job, rows=rows, left_out=left_out)
+
+
+def _renames_target(input: str) -> bool:
+    """Whether ``input`` is a data set whose target column is read under another name
+    (PharmaBench's ``value``): such a file is read as a merge source, which renames it."""
+    from scoremol.data.registry import REGISTRY
+
+    entry = REGISTRY.get(input.lower()) if isinstance(input, str) and input != "-" else None
+    if entry is None:
+        from scoremol.data.registry import lookup_by_checksum
+
+        entry = lookup_by_checksum(input) if input != "-" else None
+    return entry is not None and bool(entry.file_target_col)
+
+
+def apply_task_types(
+    frames: list[pd.DataFrame],
+    targets: list[str],
+    task_types: dict[str, str] | None,
+    known: dict[str, str] | None = None,
+) -> list[TaskDecision]:
+    """Decide each target's kind from its cells in every frame (:func:`decide_tasks`) and
+    write a classification target's cells as 0/1 in place, before unusable values are
+    looked for (``yes``/``no`` would be unusable numbers)."""
+    cells = {t: [v for f in frames if t in f.columns for v in f[t].astype(str).tolist()] for t in targets}
+    decisions = decide_tasks(cells, task_types, known)
+    for decision in decisions:
+        if decision.classes is None:
+            continue
+        for frame in frames:
+            if decision.target in frame.columns:
+                frame[decision.target] = encode_classes(frame[decision.target], decision)
+    return decisions
 
 
 def rows_without(data: FeaturizedDataset, exclude: str, standardize: bool) -> tuple[np.ndarray, int]:
@@ -271,17 +309,23 @@ def rows_without(data: FeaturizedDataset, exclude: str, standardize: bool) -> tu
 
 
 def read_training_input(
-    input: str, spec: TrainingSpec, targets: list[str] | None, smiles_col: str | None, fmt: str | None
+    input: str,
+    spec: TrainingSpec,
+    targets: list[str] | None,
+    smiles_col: str | None,
+    fmt: str | None,
+    task_types: dict[str, str] | None = None,
 ) -> TrainingJob:
     """One training input as a job, read as it is (``spec`` resolved)."""
     data, entry, plan = load_training_data(input, spec, smiles_col, fmt)
     targets = list(targets) if targets else default_targets(entry, data)
     units = [entry.units if entry and t == entry.target_col else "" for t in targets]
     table = data.table.copy()
+    known = {entry.target_col: entry.kind} if entry else {}
+    tasks = apply_task_types([table], targets, task_types, known)
     excluded = exclude_unusable_targets(table, targets, input)
-    if excluded:
-        data = dataclasses.replace(data, table=table)
-    return TrainingJob(spec, data, targets, units, plan, excluded)
+    data = dataclasses.replace(data, table=table)
+    return TrainingJob(spec, data, targets, units, plan, excluded, tasks=tasks)
 
 
 class LabelledSources(NamedTuple):
@@ -292,10 +336,15 @@ class LabelledSources(NamedTuple):
     targets: list[str]
     excluded: list  # targets left out as unusable
     hashes: list  # (content hash, targets) per input: what the merged table is cached under
+    tasks: list  # TaskDecision per target, in ``targets`` order
 
 
 def labelled_sources(
-    inputs: Sequence[str], targets: list[str] | None = None, smiles_col: str | None = None, fmt: str | None = None
+    inputs: Sequence[str],
+    targets: list[str] | None = None,
+    smiles_col: str | None = None,
+    fmt: str | None = None,
+    task_types: dict[str, str] | None = None,
 ) -> LabelledSources:
     """Each training input read once as a merge source with the named ``targets`` it has
     (or its data set's own). What ``train`` merges, and what
@@ -305,7 +354,7 @@ def labelled_sources(
     from scoremol.featurizers.cache import is_features_file
     from scoremol.featurizers.merge import MergeSource
 
-    sources, units, all_targets, excluded, hashes = [], {}, [], [], []
+    sources, units, all_targets, excluded, hashes, known = [], {}, [], [], [], {}
     for name in inputs:
         path, entry = resolve_input(name)
         if path == "-" or is_features_file(path):
@@ -314,6 +363,11 @@ def labelled_sources(
             chunk = read_input(path, smiles_col, fmt)  # each input read once
         except ScoremolError as exc:
             raise ScoremolError(f"{name}: {exc}") from None
+        chunk.frame = chunk.frame.copy()
+        if entry is not None and entry.file_target_col and entry.file_target_col in chunk.frame.columns:
+            chunk.frame = chunk.frame.rename(columns={entry.file_target_col: entry.target_col})
+        if entry is not None:
+            known[entry.target_col] = entry.kind
         if targets:
             own = [t for t in targets if t in chunk.frame.columns]
         elif entry is not None:
@@ -325,14 +379,16 @@ def labelled_sources(
         for t in own:
             units.setdefault(t, entry.units if entry and t == entry.target_col else "")
             all_targets += [t] if t not in all_targets else []
-        chunk.frame = chunk.frame.copy()
-        excluded += exclude_unusable_targets(chunk.frame, own, name)
         sources.append(MergeSource(name, chunk, own))
         hashes.append((sha256_file(path), own))
     missing = [t for t in targets or [] if t not in all_targets]
     if missing:
         raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")
-    return LabelledSources(sources, [units[t] for t in all_targets], all_targets, excluded, hashes)
+    tasks = apply_task_types([s.chunk.frame for s in sources], all_targets, task_types, known)
+    for source in sources:
+        excluded += exclude_unusable_targets(source.chunk.frame, source.targets, source.name)
+    units_list = [units[t] for t in all_targets]
+    return LabelledSources(sources, units_list, all_targets, excluded, hashes, tasks)
 
 
 def merge_training_inputs(
@@ -342,6 +398,7 @@ def merge_training_inputs(
     smiles_col: str | None = None,
     fmt: str | None = None,
     unlabelled: str | None = None,
+    task_types: dict[str, str] | None = None,
 ) -> TrainingJob:
     """One multi-task job from several inputs: each brings the named ``targets`` it has (or,
     when none are named, its data set's own), molecules are matched across inputs
@@ -360,7 +417,9 @@ def merge_training_inputs(
 
     spec = spec.resolved()
     plan = feature_plan(spec)
-    sources, units, all_targets, excluded, hashes = labelled_sources(inputs, targets, smiles_col, fmt)
+    sources, units, all_targets, excluded, hashes, tasks = labelled_sources(
+        inputs, targets, smiles_col, fmt, task_types
+    )
     if unlabelled is not None:
         path, _ = resolve_input(unlabelled)
         if path == "-" or is_features_file(path):
@@ -374,6 +433,7 @@ def merge_training_inputs(
             "fmt": fmt,
             "standardize": spec.standardize,
             "parse_rules": PARSE_RULES_VERSION,
+            "tasks": [t.to_dict() for t in tasks],
         },
         sort_keys=True,
     )
@@ -383,7 +443,7 @@ def merge_training_inputs(
         with atomic_write(merged, "w") as handle:
             chunk.frame.to_csv(handle, index=False)
     data, _ = featurize_input(str(merged), plan.settings, "smiles", "csv")
-    return TrainingJob(spec, data, all_targets, units, plan, excluded)
+    return TrainingJob(spec, data, all_targets, units, plan, excluded, tasks=tasks)
 
 
 def make_configs(
@@ -439,9 +499,11 @@ def fit_spec(
     units: list[str] | None = None,
     on_epoch: EpochCallback | None = None,
     on_phase: PhaseCallback | None = None,
+    tasks: list[TaskDecision] | None = None,
 ) -> TrainedModel:
     """Train what ``spec`` describes on graphs ``rows`` of ``data``: networks (optionally
-    blended with CatBoost) or, for ``arch="catboost"``, the tree alone."""
+    blended with CatBoost) or, for ``arch="catboost"``, the tree alone. ``tasks``: each
+    target's kind (:attr:`TrainingJob.tasks`; default: every target a regression)."""
     spec = spec.resolved()
     measured = calibrate_on = None
     if spec.teacher is not None:
@@ -454,7 +516,7 @@ def fit_spec(
         unseen = unseen_by_teacher(data, teacher)
         calibrate_on = None if unseen is None else unseen & measured.any(axis=1)
     if spec.is_catboost:
-        return fit_catboost_model(data, targets, spec, rows, units, on_phase)
+        return fit_catboost_model(data, targets, spec, rows, units, on_phase, tasks)
     from scoremol.training.fit import train_model
 
     model_config, train_config = make_configs(data, targets, spec, network_descriptors)
@@ -470,6 +532,7 @@ def fit_spec(
         on_phase=on_phase,
         measured=measured,
         calibrate_on=calibrate_on,
+        tasks=tasks,
     )
     model.train_config["spec"] = spec.to_dict()  # what to rebuild it from (ScoreRegressor.load)
     return model
@@ -482,8 +545,10 @@ def fit_catboost_model(
     rows: np.ndarray | None = None,
     units: list[str] | None = None,
     on_phase: PhaseCallback | None = None,
+    tasks: list[TaskDecision] | None = None,
 ) -> TrainedModel:
-    """The CatBoost baseline as a model file like any other: a tree of weight 1, no networks."""
+    """The CatBoost baseline as a model file like any other: a tree of weight 1, no networks
+    (a classifier's raw logit for a yes/no target)."""
     from scoremol.data.scaling import TargetScaler
     from scoremol.models.catboost import fit_tree_blend
     from scoremol.models.trained import TrainedModel
@@ -501,13 +566,16 @@ def fit_catboost_model(
     if on_phase is not None:
         on_phase("CatBoost")
     start = time.perf_counter()
-    tree = fit_tree_blend(data, targets, labelled, 1.0, seed=spec.seed, val_fraction=spec.val_fraction)
+    classify = tuple(t.classes is not None for t in tasks or ())
+    tree = fit_tree_blend(
+        data, targets, labelled, 1.0, seed=spec.seed, val_fraction=spec.val_fraction, classify=classify
+    )
     return TrainedModel(
         model_config=ModelConfig(),  # unused: no networks
         featurizer=data.settings,
         target_names=list(targets),
         target_units=list(units or [""]),
-        target_scaler=TargetScaler.fit(y[labelled][:, None]),
+        target_scaler=TargetScaler.fit(y[labelled][:, None], keep=np.asarray(classify or (False,))),
         descriptor_scaler=None,
         members=[],
         train_config={"spec": spec.to_dict()},
@@ -520,4 +588,6 @@ def fit_catboost_model(
             "parameters": 0,
         },
         tree=tree,
+        target_kinds=[t.kind for t in tasks] if tasks else [],
+        target_classes=[list(t.classes) if t.classes else None for t in tasks] if tasks else [],
     )

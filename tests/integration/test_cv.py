@@ -12,7 +12,8 @@ import pytest
 from scoremol.errors import ScoremolError
 from scoremol.featurizers.cache import featurize_input
 from scoremol.spec import TrainingSpec
-from scoremol.training.cv import CVRun, cross_validate, write_outputs
+from scoremol.training.cv import CVRun, cross_validate
+from scoremol.training.cv_files import write_outputs
 from scoremol.training.setup import feature_plan
 from tests.conftest import ESOL_TARGET, esol_head
 

@@ -16,7 +16,7 @@ from scoremol.data.registry import REGISTRY, resolve_input
 from scoremol.featurizers.merge import MergeSource, merge_sources, molecule_key
 from scoremol.models.checkpoint import _load_tree, load_model, save_model
 from scoremol.spec import TrainingSpec
-from scoremol.training.member import _masked_mse, task_weights
+from scoremol.training.member import _masked_loss, task_weights
 from scoremol.training.setup import fit_spec, prepare_training
 from tests.conftest import run_cli
 
@@ -72,9 +72,9 @@ def test_task_weights_balance_tasks_and_leave_one_target_alone():
     assert np.isclose((w * counts).sum(), counts.sum())  # labels' mean weight is 1
     pred = torch.zeros(4, 2)
     target = torch.tensor([[1.0, float("nan")], [1.0, float("nan")], [float("nan"), 3.0], [1.0, float("nan")]])
-    plain = _masked_mse(pred, target)
+    plain = _masked_loss(pred, target)
     assert torch.isclose(plain, torch.tensor((1 + 1 + 9 + 1) / 4))
-    balanced = _masked_mse(pred, target, torch.tensor([1.0, 3.0]))
+    balanced = _masked_loss(pred, target, torch.tensor([1.0, 3.0]))
     assert torch.isclose(balanced, torch.tensor((1 + 1 + 3 * 9 + 1) / 6))
 
 
@@ -178,7 +178,8 @@ def test_biogen_is_a_registry_name_with_its_solubility_target():
 
 
 def test_cv_of_several_inputs_scores_every_target(tmp_path, esol_path):
-    from scoremol.training.cv import cross_validate, write_outputs
+    from scoremol.training.cv import cross_validate
+    from scoremol.training.cv_files import write_outputs
 
     a, b = _two_inputs(tmp_path, esol_path)
     spec = TrainingSpec(**{**TINY, "ensemble": 1}, blend_catboost=0.0, calibrate=False)
