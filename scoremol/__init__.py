@@ -7,7 +7,7 @@ the command line's defaults (:class:`TrainingSpec`). Both are imported on first 
 
 from scoremol.version import __version__
 
-__all__ = ["ScoreRegressor", "TrainingSpec", "__version__"]
+__all__ = ["ScoreClassifier", "ScoreRegressor", "TrainingSpec", "__version__"]
 
 
 def __getattr__(name: str):
@@ -15,6 +15,10 @@ def __getattr__(name: str):
         from scoremol.api import ScoreRegressor
 
         return ScoreRegressor
+    if name == "ScoreClassifier":
+        from scoremol.api import ScoreClassifier
+
+        return ScoreClassifier
     if name == "TrainingSpec":
         from scoremol.spec import TrainingSpec
 

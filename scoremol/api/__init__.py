@@ -1,5 +1,7 @@
-"""The public Python API, above every layer it uses: :class:`ScoreRegressor`."""
+"""The public Python API, above every layer it uses: :class:`ScoreRegressor` and
+:class:`ScoreClassifier`."""
 
+from scoremol.api.classifier import ScoreClassifier
 from scoremol.api.estimator import ScoreRegressor
 
-__all__ = ["ScoreRegressor"]
+__all__ = ["ScoreClassifier", "ScoreRegressor"]

@@ -43,28 +43,52 @@ def _smiles_list(smiles: Sequence[str] | pd.Series | pd.DataFrame | np.ndarray) 
     return [s.decode() if isinstance(s, bytes) else str(s) for s in smiles]
 
 
-class ScoreRegressor(RegressorMixin, BaseEstimator):
+class SpecEstimator(BaseEstimator):
+    """scikit-learn's parameter protocol over a :class:`TrainingSpec`, saving and loading:
+    what :class:`ScoreRegressor` and :class:`~scoremol.api.classifier.ScoreClassifier` share."""
+
+    def __init__(self, **options: Any) -> None:
+        self.spec = TrainingSpec.from_options(**options)
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return self.spec.to_dict()
+
+    def set_params(self, **params: Any):
+        self.spec = TrainingSpec.from_options(**{**self.spec.to_dict(), **params})
+        return self
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.spec.to_dict().items() if v != getattr(TrainingSpec(), k)}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    def _trained(self):
+        if not hasattr(self, "model_"):
+            raise ScoremolError(f"this {type(self).__name__} is not fitted yet; call fit() or load() first")
+        return self.model_
+
+    def save(self, path: str | Path) -> None:
+        """Write the model file (atomic; loads without executing pickled code)."""
+        from scoremol.models.checkpoint import save_model
+
+        save_model(self._trained(), path)
+
+    @classmethod
+    def _from_model(cls, model):
+        known = {f.name for f in dataclasses.fields(TrainingSpec)}
+        saved = model.train_config.get("spec", {}) if isinstance(model.train_config, dict) else {}
+        estimator = cls(**{k: v for k, v in saved.items() if k in known})
+        estimator.model_ = model
+        estimator.n_failed_ = 0
+        return estimator
+
+
+class ScoreRegressor(RegressorMixin, SpecEstimator):
     """Fit on SMILES and targets, predict from SMILES; see the module docstring.
 
     Attributes after :meth:`fit` (or :meth:`load`): ``model_`` (the
     :class:`~scoremol.models.trained.TrainedModel`) and ``n_failed_`` (training SMILES
     that could not be featurized and were left out).
     """
-
-    def __init__(self, **options: Any) -> None:
-        self.spec = TrainingSpec.from_options(**options)
-
-    # -- scikit-learn's parameter protocol ----------------------------------------------------
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return self.spec.to_dict()
-
-    def set_params(self, **params: Any) -> ScoreRegressor:
-        self.spec = TrainingSpec.from_options(**{**self.spec.to_dict(), **params})
-        return self
-
-    def __repr__(self) -> str:
-        changed = {k: v for k, v in self.spec.to_dict().items() if v != getattr(TrainingSpec(), k)}
-        return f"ScoreRegressor({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # -- fit / predict ----------------------------------------------------------------------
     def fit(self, smiles: Sequence[str], y: Sequence[float] | np.ndarray, target: str | None = None) -> ScoreRegressor:
@@ -102,11 +126,6 @@ class ScoreRegressor(RegressorMixin, BaseEstimator):
         self.n_failed_ = data.num_failed
         self.model_ = fit_spec(data, names, self.spec, plan.network_descriptors)
         return self
-
-    def _trained(self):
-        if not hasattr(self, "model_"):
-            raise ScoremolError("this ScoreRegressor is not fitted yet; call fit() or load() first")
-        return self.model_
 
     def predict(self, smiles: Sequence[str], return_std: bool = False) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
         """Predictions ``[n]`` (``[n, T]`` for several targets); NaN for a SMILES that cannot
@@ -161,22 +180,9 @@ class ScoreRegressor(RegressorMixin, BaseEstimator):
         keep = np.isfinite(pred) & np.isfinite(truth)
         return regression_metrics(truth[keep], pred[keep])["r2"]
 
-    # -- files ---------------------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Write the model file (atomic; loads without executing pickled code)."""
-        from scoremol.models.checkpoint import save_model
-
-        save_model(self._trained(), path)
-
     @classmethod
     def load(cls, path: str | Path) -> ScoreRegressor:
         """A fitted regressor from any scoremol model file (``scoremol train`` output included)."""
         from scoremol.models.checkpoint import load_model
 
-        model = load_model(path)
-        known = {f.name for f in dataclasses.fields(TrainingSpec)}
-        saved = model.train_config.get("spec", {}) if isinstance(model.train_config, dict) else {}
-        regressor = cls(**{k: v for k, v in saved.items() if k in known})
-        regressor.model_ = model
-        regressor.n_failed_ = 0
-        return regressor
+        return cls._from_model(load_model(path))

@@ -32,7 +32,8 @@ class ClassCalibration:
 
     ``slope``/``intercept``: Platt's ``p = sigmoid(slope * logit + intercept)``;
     ``knots_x``/``knots_y``: the isotonic curve (empty for Platt); ``scores``: sorted
-    ``1 - p(true class)`` of the held-out molecules ``[n]``.
+    ``1 - p(true class)`` of the held-out molecules ``[n]``; ``logits``/``labels``: the
+    held-out molecules themselves ``[n]``, kept so that another method can be fitted on them.
     """
 
     slope: float
@@ -41,6 +42,8 @@ class ClassCalibration:
     method: str = "platt"
     knots_x: np.ndarray = field(default_factory=lambda: np.zeros(0))
     knots_y: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    logits: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    labels: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
     @classmethod
     def fit(cls, logits: np.ndarray, labels: np.ndarray, method: str = METHODS[0]) -> ClassCalibration:
@@ -60,7 +63,7 @@ class ClassCalibration:
         if len(np.unique(y)) == 2:
             platt = LogisticRegression(C=1e4).fit(x[:, None], y)
             slope, intercept = float(platt.coef_[0, 0]), float(platt.intercept_[0])
-        calibration = cls(slope, intercept, np.zeros(0), method)
+        calibration = cls(slope, intercept, np.zeros(0), method, logits=x, labels=y.astype(np.float64))
         if method == "isotonic" and len(np.unique(y)) == 2:
             iso = IsotonicRegression(y_min=EPSILON, y_max=1 - EPSILON, out_of_bounds="clip").fit(x, y)
             calibration.knots_x = np.asarray(iso.X_thresholds_, np.float64)
@@ -104,6 +107,8 @@ class ClassCalibration:
             "scores": self.scores.astype(float).tolist(),
             "knots_x": self.knots_x.tolist(),
             "knots_y": self.knots_y.tolist(),
+            "logits": self.logits.tolist(),
+            "labels": self.labels.astype(int).tolist(),
         }
 
     @classmethod
@@ -120,6 +125,8 @@ class ClassCalibration:
             d["method"],
             knots_x,
             knots_y,
+            np.asarray(d.get("logits", []), np.float64),
+            np.asarray(d.get("labels", []), np.float64),
         )
 
 

@@ -48,13 +48,14 @@ def report(
         from scoremol.report.html import ReportTask
         from scoremol.report.read import read_predictions
 
-    chunks, labels = read_predictions(predictions)
+    chunks, found = read_predictions(predictions)
+    labels = [t.label for t in found]
     trained = load_requested(request.model)[0]
     tasks = ReportTask.from_model(trained)
     if [t.label for t in tasks] != labels:
         if request.model is not None:
             raise ScoremolError(f"{predictions} holds {', '.join(labels)}; the model predicts those of its own")
-        trained, tasks = None, [ReportTask(label) for label in labels]
+        trained, tasks = None, found
     collector = ReportCollector(None, tasks, request.report_rows)
     for chunk in chunks:
         collector.write(chunk)

@@ -93,7 +93,7 @@ def decide_task(target: str, values: Iterable[str], asked: str | None = None, kn
         return TaskDecision(target, CLASSIFICATION, _order(names), why)
     if not numeric and distinct:
         words = [d for d in distinct if not np.isfinite(pd.to_numeric(pd.Series([d]), errors="coerce")[0])]
-        if len(words) == len(distinct):  # three or more words: several classes
+        if len(words) == len(distinct) >= 3:  # three or more words and no number: several classes
             shown = ", ".join(repr(d) for d in distinct[:5]) + (" ..." if len(distinct) > 5 else "")
             raise ScoremolError(
                 f"target {target!r} holds {len(distinct)} classes ({shown}); scoremol classifies two classes: "

@@ -2,7 +2,9 @@
 
 A chemist asks *which part of the molecule* makes a prediction low; the answer here is one
 signed number per heavy atom, in the target's units: positive means the atom raises the
-prediction (for log S: makes the molecule more soluble).
+prediction (for log S: makes the molecule more soluble). A yes/no target is explained on the
+logit of its positive class (the networks' output, before calibration): positive means the
+atom makes the positive class (mutagenic, crosses the barrier) likelier.
 
 Four methods act on the networks' input graph (the ensemble's mean, every member):
 

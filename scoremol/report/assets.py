@@ -99,9 +99,28 @@ function pictureUrl(url, cls, alt) {
 function statusTag(s) { return el("span", "tag " + (s === "ok" ? "ok" : "bad"), s); }
 function domainTag(s) { return s ? el("span", "tag " + (s === "out" ? "out" : "in"), s) : el("span"); }
 
+/* a yes/no task's probability of its positive class as a filled bar on 0..1, 0.5 marked */
+function probBar(t, v) {
+  var task = D.tasks[t], W = 140, H = 14, s = sv("svg", {width: W, height: H, "class": "bar prob"});
+  if (v[0] === null) return s;
+  s.appendChild(sv("rect", {x: 0, y: 3, width: W, height: H - 6, rx: 3, fill: "#e1e5ea"}));
+  s.appendChild(sv("rect", {x: 0, y: 3, width: Math.max(1, v[0] * W), height: H - 6, rx: 3,
+    fill: v[0] >= 0.5 ? "#1f4e99" : "#9bb7e0"}));
+  s.appendChild(sv("line", {x1: W / 2, x2: W / 2, y1: 0, y2: H, stroke: "#5a6270", "stroke-dasharray": "2,2"}));
+  var tip = sv("title", {});
+  tip.textContent = "P(" + task.label + ") " + pct(v[0]);
+  s.appendChild(tip);
+  return s;
+}
+function probText(task, r, v) {
+  var set = r.set && r.set[task.label] ? "  set " + r.set[task.label] : "";
+  return v[0] === null ? "" : pct(v[0]) + set;
+}
+
 /* the interval bar of task t: lo..hi on the task's shared axis, the prediction as a dot */
 function bar(t, v) {
   var task = D.tasks[t], W = 140, H = 14, s = sv("svg", {width: W, height: H, "class": "bar"});
+  if (task.kind === "classification") return probBar(t, v);
   if (!task.axis || v[0] === null) return s;
   var a = task.axis[0], b = task.axis[1];
   function x(u) { return Math.max(0, Math.min(W, (u - a) / (b - a) * W)); }
@@ -138,8 +157,8 @@ D.tasks.forEach(function (task, t) {
     cell: function (r, td) {
       td.className = "num";
       var v = r.v[t];
-      td.appendChild(el("span", "val", v[0] === null ? "" : fmt(v[0]) +
-        (v[2] !== null ? "  [" + fmt(v[2]) + ", " + fmt(v[3]) + "]" : "")));
+      td.appendChild(el("span", "val", task.kind === "classification" ? probText(task, r, v) :
+        v[0] === null ? "" : fmt(v[0]) + (v[2] !== null ? "  [" + fmt(v[2]) + ", " + fmt(v[3]) + "]" : "")));
       td.appendChild(bar(t, v));
     }});
   if (task.has_p) {
@@ -245,6 +264,7 @@ function show(r, tr) {
   D.tasks.forEach(function (task, t) {
     var v = r.v[t];
     if (v[0] === null) return;
+    if (task.kind === "classification") { pair(dl, "P(" + task.label + ")", probText(task, r, v)); return; }
     pair(dl, task.label, fmt(v[0]) + (v[2] !== null ? " [" + fmt(v[2]) + ", " + fmt(v[3]) + "] " : " ") + task.unit);
     if (v[4] !== null) pair(dl, "P(" + task.label + " < " + fmt(task.threshold) + ")", pct(v[4]));
   });

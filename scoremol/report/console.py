@@ -103,7 +103,11 @@ def training_summary(model, spec: TrainingSpec, targets: list[str], output: Path
             f"{spec.arch} / {spec.mode}{depth} K={spec.steps}, readout {spec.readout}"
             + (", + descriptors" if model.model_config.use_descriptors else ""),
         )
-    table.add_row("targets", ", ".join(targets))
+    classes = model.target_classes or [None] * len(targets)
+    table.add_row(
+        "targets",
+        ", ".join(t if c is None else f"{t} (yes/no: {c[0]} / {c[1]})" for t, c in zip(targets, classes)),
+    )
     table.add_row("molecules", str(m["n_train_molecules"]))
     for item in excluded:
         table.add_row(

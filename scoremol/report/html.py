@@ -36,7 +36,9 @@ if TYPE_CHECKING:
 
 #: the columns ``scoremol predict`` adds after the tasks' columns (not input columns)
 OUTPUT_COLUMNS = ("similarity", "domain", "status", "reason")
-TASK_SUFFIXES = ("_pred", "_std", "_lo", "_hi", "_p_below", "_ugml", "_lo_ugml", "_hi_ugml")
+TASK_SUFFIXES = ("_pred", "_std", "_lo", "_hi", "_p_below", "_prob", "_class", "_set")
+#: what the page writes numbers to: the rest are rounded to this many significant digits
+SIGNIFICANT = 4
 HISTOGRAM_BINS = 30
 
 
@@ -48,13 +50,22 @@ class ReportTask:
     label: str
     unit: str = ""
     description: str = ""
+    #: ``classification``: a yes/no task, shown as the probability of its positive class and its set
+    kind: str = "regression"
+
+    @property
+    def column(self) -> str:
+        """The column of its main value: ``<label>_pred``, or a yes/no task's ``<label>_prob``."""
+        return f"{self.label}_prob" if self.kind == "classification" else f"{self.label}_pred"
 
     @staticmethod
     def from_model(model: TrainedModel) -> list[ReportTask]:
         """The tasks of a trained model, labelled as ``scoremol predict`` names its columns."""
         return [
-            ReportTask(label, units, name)
-            for label, units, name in zip(model.target_labels, model.target_units, model.target_names, strict=True)
+            ReportTask(label, units, name, "classification" if c else "regression")
+            for label, units, name, c in zip(
+                model.target_labels, model.target_units, model.target_names, model.classify, strict=True
+            )
         ]
 
 
@@ -81,7 +92,7 @@ class ReportSummary:
         status = _text(frame, "status", "ok")
         domain = _text(frame, "domain", "")
         counts = status.value_counts()
-        pred = _numbers(frame, f"{tasks[0].label}_pred") if tasks else np.zeros(len(frame))
+        pred = _numbers(frame, tasks[0].column) if tasks else np.zeros(len(frame))
         return cls(
             rows=len(frame),
             ok=int((status == "ok").sum()),
@@ -135,10 +146,19 @@ def select_rows(frame: pd.DataFrame, tasks: Sequence[ReportTask], max_rows: int)
     status = _text(frame, "status", "ok").to_numpy()
     domain = _text(frame, "domain", "").to_numpy()
     rank = np.where(status != "ok", 0, np.where(domain == "out", 1, 2))
-    pred = _numbers(frame, f"{tasks[0].label}_pred") if tasks else np.zeros(n)
+    pred = _numbers(frame, tasks[0].column) if tasks else np.zeros(n)
     pred = np.where(np.isfinite(pred), pred, np.inf)
     order = np.lexsort((np.arange(n), pred, rank))  # last key sorts first
     return np.sort(order[:max_rows])
+
+
+def _cell(value, rounded: bool) -> str:
+    """An extra column's cell as text: as written, or (``rounded``: scoremol's ug/mL
+    columns) to :data:`SIGNIFICANT` significant digits."""
+    if pd.isna(value):
+        return ""
+    number = _finite(value) if rounded else None
+    return f"{number:.{SIGNIFICANT}g}" if number is not None else str(value)
 
 
 def _finite(value) -> float | None:
@@ -252,7 +272,10 @@ def write_report(
                 "description": t.description,
                 "threshold": _finite(threshold.get(t.label)),
                 "has_p": f"{t.label}_p_below" in frame.columns,
-                "axis": _axis(shown, t.label, _finite(threshold.get(t.label))),
+                "kind": t.kind,
+                "axis": [0.0, 1.0]
+                if t.kind == "classification"
+                else _axis(shown, t.label, _finite(threshold.get(t.label))),
             }
             for t in tasks
         ],
@@ -287,7 +310,9 @@ def write_report(
     extra = [str(c) for c in frame.columns if c not in known]
     payload["extra"] = extra
     columns = {c: frame[c].to_numpy() for c in frame.columns}
-    numbers = {f"{t.label}{s}": _numbers(frame, f"{t.label}{s}") for t in tasks for s in TASK_SUFFIXES[:5]}
+    numbers = {f"{t.label}{s}": _numbers(frame, f"{t.label}{s}") for t in tasks for s in TASK_SUFFIXES[:6]}
+    sets = {t.label: _text(frame, f"{t.label}_set", "").to_numpy() for t in tasks if t.kind == "classification"}
+    rounded = {c for c in extra if str(c).endswith(("_ugml", "_ugml_lo", "_ugml_hi"))}
     similarity = _numbers(frame, "similarity")
     status, domain, reason = (
         _text(frame, c, d).to_numpy() for c, d in (("status", "ok"), ("domain", ""), ("reason", ""))
@@ -302,14 +327,16 @@ def write_report(
             "smiles": smiles,
             "pic": picture(smiles) if ok else None,
             "v": [
-                [_finite(numbers[f"{t.label}{s}"][pos]) for s in ("_pred", "_std", "_lo", "_hi", "_p_below")]
+                [_finite(numbers[f"{t.label}{s}"][pos]) for s in (t.column[len(t.label) :], "_std", "_lo", "_hi")]
+                + [_finite(numbers[f"{t.label}_p_below"][pos])]
                 for t in tasks
             ],
+            "set": {label: str(values[pos]) for label, values in sets.items()},
             "sim": _finite(similarity[pos]),
             "domain": str(domain[pos]),
             "status": str(status[pos]),
             "reason": str(reason[pos]),
-            "x": ["" if pd.isna(columns[c][pos]) else str(columns[c][pos]) for c in extra],
+            "x": [_cell(columns[c][pos], c in rounded) for c in extra],
         }
         near = neighbours.get(pos)
         if near:

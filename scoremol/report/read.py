@@ -14,9 +14,10 @@ from scoremol.inference.output import is_parquet_path
 CHUNK_ROWS = 20_000
 
 
-def read_predictions(path: Path) -> tuple[Iterator[pd.DataFrame], list[str]]:
-    """The file's rows in chunks, and its task labels (``logS`` for a ``logS_pred`` column),
-    in column order; a file that is no predict output is a one-line error."""
+def read_predictions(path: Path) -> tuple[Iterator[pd.DataFrame], list]:
+    """The file's rows in chunks, and its tasks (``ReportTask``: ``logS`` for a ``logS_pred``
+    column, a yes/no ``bbb`` for ``bbb_prob``), in column order; a file that is no predict
+    output is a one-line error."""
     if not Path(path).is_file():
         raise ScoremolError(f"no such file: {path}")
     if is_parquet_path(path):
@@ -31,10 +32,16 @@ def read_predictions(path: Path) -> tuple[Iterator[pd.DataFrame], list[str]]:
         except (ValueError, UnicodeDecodeError) as exc:
             raise ScoremolError(f"{path} is not a CSV file ({type(exc).__name__})") from None
         chunks = _csv_chunks(path)
-    labels = [c[: -len("_pred")] for c in columns if c.endswith("_pred")]
-    if not labels or "status" not in columns:
+    from scoremol.report.html import ReportTask
+
+    tasks = [
+        ReportTask(c[:-5], kind="classification" if c.endswith("_prob") else "regression")
+        for c in columns
+        if c.endswith(("_pred", "_prob"))
+    ]
+    if not tasks or "status" not in columns:
         raise ScoremolError(f"{path} is not a scoremol predict output (no <label>_pred and status columns)")
-    return chunks, labels
+    return chunks, tasks
 
 
 def _csv_chunks(path: Path) -> Iterator[pd.DataFrame]:

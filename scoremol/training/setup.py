@@ -76,7 +76,7 @@ def load_training_data(
 
     plan = feature_plan(spec)
     path, entry = resolve_input(input)
-    data, _ = featurize_input(path, plan.settings, smiles_col, fmt)
+    data, _ = featurize_input(path, plan.settings, smiles_col or _registered_smiles(entry), fmt)
     wanted = plan.settings.descriptor_names
     if plan.settings.descriptors and data.descriptors is not None and data.settings.descriptor_names != wanted:
         missing = sorted(set(wanted) - set(data.settings.descriptor_names))
@@ -98,6 +98,12 @@ def load_training_data(
     if entry is None and data.source_sha256:
         entry = next((d for d in REGISTRY.values() if data.source_sha256 in d.sha256), None)
     return data, entry, plan
+
+
+def _registered_smiles(entry: DatasetInfo | None) -> str | None:
+    """A registered data set's SMILES column when the usual names would not find it
+    (PharmaBench's ``Smiles_unify``)."""
+    return entry.smiles_col if entry is not None and entry.smiles_col.lower() != "smiles" else None
 
 
 def default_targets(entry: DatasetInfo | None, data: FeaturizedDataset) -> list[str]:
@@ -293,11 +299,11 @@ def rows_without(data: FeaturizedDataset, exclude: str, standardize: bool) -> tu
     from scoremol.featurizers.cache import is_features_file
     from scoremol.featurizers.merge import molecule_keys
 
-    path, _ = resolve_input(exclude)
+    path, entry = resolve_input(exclude)
     if path == "-" or is_features_file(path):
         raise ScoremolError(f"--exclude {exclude}: give a molecule file or data set name")
     try:
-        molecules = read_input(path).smiles
+        molecules = read_input(path, _registered_smiles(entry)).smiles
     except ScoremolError as exc:
         raise ScoremolError(f"--exclude {exclude}: {exc}") from None
     listed = set(molecule_keys(molecules, standardize)) - {None}
@@ -360,7 +366,7 @@ def labelled_sources(
         if path == "-" or is_features_file(path):
             raise ScoremolError(f"{name}: several inputs must be files or data set names (not features or stdin)")
         try:
-            chunk = read_input(path, smiles_col, fmt)  # each input read once
+            chunk = read_input(path, smiles_col or _registered_smiles(entry), fmt)  # each input read once
         except ScoremolError as exc:
             raise ScoremolError(f"{name}: {exc}") from None
         chunk.frame = chunk.frame.copy()
