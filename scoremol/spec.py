@@ -63,6 +63,9 @@ PRESETS: dict[str, dict[str, Any]] = {
     },
 }
 DEFAULT_PRESET = "default"
+#: what fine-tuning (``--from``) changes where an option is left to the preset: fewer epochs
+#: from weights that already know chemistry (not yet measured against other schedules)
+FINE_TUNE: dict[str, Any] = {"epochs": 30}
 #: the share of true values ``predict``'s intervals hold, unless ``--coverage`` says otherwise
 DEFAULT_COVERAGE = 0.9
 
@@ -192,6 +195,17 @@ class TrainingSpec:
         TRAINING,
         metavar="MODEL",
     )
+    base: str | None = option(
+        None,
+        "Fine-tune: start every network from a member of this model file or bundled model (same architecture and "
+        "descriptors); targets it has (same label and units) keep its heads, others get new ones.",
+        TRAINING,
+        "--from",
+        metavar="MODEL",
+    )
+    base_pull: float = option(
+        0.0, "With --from: pull the weights toward the base's (L2-SP strength; 0 = none).", TRAINING, min=0.0
+    )
     seed: int = option(0, "Seed of every random choice.", TRAINING)
     device: Device = option("cpu", "cpu, cuda or auto.", RUN)
 
@@ -225,7 +239,8 @@ class TrainingSpec:
     def resolved(self) -> TrainingSpec:
         """The same spec with every preset- and architecture-dependent ``None`` filled in."""
         values = {name: getattr(self, name) for name in PRESETS[self.preset]}
-        filled = {k: PRESETS[self.preset][k] if v is None else v for k, v in values.items()}
+        preset = {**PRESETS[self.preset], **(FINE_TUNE if self.base else {})}
+        filled = {k: preset[k] if v is None else v for k, v in values.items()}
         if self.is_catboost:
             filled["blend_catboost"] = 0.0  # the baseline is the tree itself
             filled["ensemble"] = 1

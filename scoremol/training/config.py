@@ -28,6 +28,8 @@ class TrainConfig:
     device: str = DEFAULTS.device
     #: processes training members side by side (None: one per core, see training.members)
     workers: int | None = None
+    #: fine-tuning (``--from``): the pull toward the base's weights (L2-SP strength)
+    base_pull: float = DEFAULTS.base_pull
     #: weight of a CatBoost model on RDKit descriptors blended into the mean (0 = none)
     catboost_weight: float = DEFAULTS.blend_catboost
     #: members hold out a fold each to calibrate intervals and the domain (training.holdout)

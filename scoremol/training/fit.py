@@ -7,6 +7,7 @@ is :mod:`scoremol.training.members`; calibration on held-out folds is
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from scoremol.featurizers.dataset import FeaturizedDataset
 from scoremol.models.catboost import TreeBlend
 from scoremol.models.trained import Member, TrainedModel
 from scoremol.nn import ModelConfig, build_model, count_parameters
+from scoremol.training.base import BaseStart
 from scoremol.training.config import EpochCallback, TrainConfig
 from scoremol.training.labels import require_labelled
 from scoremol.training.member import MemberJob, fit_member
@@ -192,6 +194,7 @@ def train_model(
     measured: np.ndarray | None = None,
     calibrate_on: np.ndarray | None = None,
     tasks: list[TaskDecision] | None = None,
+    base: BaseStart | None = None,
 ) -> TrainedModel:
     """Train a (possibly ensembled) model on graphs ``rows`` of ``data`` (default: all):
     plan the members (:func:`plan_members`), fit them side by side, calibrate on their
@@ -206,7 +209,8 @@ def train_model(
     per graph of ``data``): only these molecules may be held out to calibrate (a student's
     measured molecules that its teacher never saw); the rest always train. ``tasks``: each
     target's kind (default: every one a regression); a yes/no target's networks and tree
-    give a logit, its calibration a probability.
+    give a logit, its calibration a probability. ``base``: fine-tune, every member starting
+    from one of the base's (:mod:`scoremol.training.base`).
     """
     config.validate()
     if config.catboost_weight > 0 and data.descriptors is None:
@@ -225,11 +229,17 @@ def train_model(
     kinds = [t.kind for t in tasks] if tasks else [REGRESSION] * len(target_names)
     classify = tuple(k == CLASSIFICATION for k in kinds)
     target_scaler = TargetScaler.fit(y_all, keep=np.asarray(classify))
+    if base is not None:
+        from scoremol.training.base import start_scaler
+
+        target_scaler = start_scaler(base, target_scaler)
     descriptor_scaler = None
     if model_config.use_descriptors:
         if data.descriptors is None:
             raise ScoremolError("use_descriptors=True needs featurized descriptors")
         descriptor_scaler = DescriptorScaler.fit(data.descriptors[rows])
+        if base is not None:  # the networks learned on the base's scaling
+            descriptor_scaler = base.model.descriptor_scaler
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
     eligible = None if calibrate_on is None else np.asarray(calibrate_on, dtype=bool)[rows]
     folds, only_eligible = calibration_folds(len(graphs), config, eligible)
@@ -244,6 +254,14 @@ def train_model(
                 "fewer than 2: give it more labelled molecules, or train with --no-calibrate"
             )
     jobs = plan_members(graphs, model_config, config, target_scaler, folds, classify)
+    if base is not None:
+        starts = [m.state_dict for m in base.model.members]
+        jobs = [
+            dataclasses.replace(
+                job, start=starts[k % len(starts)], head_map=tuple(base.head_map), pull=float(config.base_pull)
+            )
+            for k, job in enumerate(jobs)
+        ]
     plan = member_plan(config.ensemble, resolve_device(config.device), config.workers)
     start = time.perf_counter()
     members = train_members(fit_member, jobs, plan, on_epoch)
@@ -281,6 +299,8 @@ def train_model(
         "held_out_molecules": held_out,
         "parameters": count_parameters(build_model(model_config)),
     }
+    if base is not None:
+        metrics["base"] = base.record()
     if measured is not None:
         taught = np.isfinite(y_all) & ~measured[rows]
         metrics["teacher_labels"] = {t: int(taught[:, k].sum()) for k, t in enumerate(target_names)}

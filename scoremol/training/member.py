@@ -43,6 +43,11 @@ class MemberJob:
     outputs: bool = False
     #: per target, whether it is a yes/no target (its output a logit, its loss binary cross-entropy)
     classify: tuple[bool, ...] = ()
+    #: fine-tuning: a base member's weights to start from, each new target's base head (or
+    #: None: a new head) and the pull toward the starting weights (:mod:`scoremol.training.base`)
+    start: dict[str, torch.Tensor] | None = None
+    head_map: tuple[int | None, ...] = ()
+    pull: float = 0.0
 
 
 def _rmse_per_target(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
@@ -136,7 +141,15 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
     device = resolve_device(config.device)
     torch.manual_seed(seed)
     np.random.seed(seed % (2**32))
-    model = build_model(model_config).to(device)
+    model = build_model(model_config)
+    reference = None
+    if job.start is not None:
+        from scoremol.training.base import start_state
+
+        model.load_state_dict(start_state(job.start, list(job.head_map), model.state_dict()))
+        if job.pull > 0:
+            reference = {k: v.detach().clone().to(device) for k, v in model.state_dict().items()}
+    model = model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     steps_per_epoch = max(1, math.ceil(len(train_idx) / config.batch_size))
     scheduler = torch.optim.lr_scheduler.LambdaLR(
@@ -164,6 +177,10 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
             batch = collate_graphs([train_graphs[i] for i in idx]).to(device)
             optimizer.zero_grad(set_to_none=True)
             loss = _masked_loss(model(batch), batch.y, weights, classify)
+            if reference is not None:
+                from scoremol.training.base import pull_penalty
+
+                loss = loss + pull_penalty(model, reference, job.pull)
             loss.backward()
             if config.grad_clip > 0:
                 torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)

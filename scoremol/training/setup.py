@@ -130,6 +130,7 @@ _TRAIN_FIELDS = (
     "task_balance",
     "neighbours",
     "domain_dims",
+    "base_pull",
 )
 
 
@@ -243,6 +244,10 @@ def prepare_training(
         from scoremol.training.teacher import teacher_path
 
         teacher_path(spec.teacher)
+    if spec.base is not None:  # found and checked before the inputs are featurized, not after
+        from scoremol.training.base import check_spec
+
+        check_spec(spec)
     repeated = sorted({t for t in targets or [] if targets.count(t) > 1})
     if repeated:  # two heads learning one column would give two columns that disagree
         raise ScoremolError(f"--target {', '.join(repeated)} is named more than once")
@@ -522,10 +527,20 @@ def fit_spec(
         unseen = unseen_by_teacher(data, teacher)
         calibrate_on = None if unseen is None else unseen & measured.any(axis=1)
     if spec.is_catboost:
+        if spec.base is not None:
+            raise ScoremolError("--from fine-tunes networks; the CatBoost baseline has none")
         return fit_catboost_model(data, targets, spec, rows, units, on_phase, tasks)
     from scoremol.training.fit import train_model
 
     model_config, train_config = make_configs(data, targets, spec, network_descriptors)
+    base = None
+    if spec.base is not None:
+        from scoremol.training.base import check_compatible, load_base
+
+        kinds = [t.kind for t in tasks] if tasks else ["regression"] * len(targets)
+        base = load_base(spec.base, targets, list(units or [""] * len(targets)), kinds)
+        fused = list(network_descriptors or data.settings.descriptor_names) if spec.descriptors else []
+        check_compatible(base, model_config, fused, spec.standardize)
     model = train_model(
         data,
         targets,
@@ -539,6 +554,7 @@ def fit_spec(
         measured=measured,
         calibrate_on=calibrate_on,
         tasks=tasks,
+        base=base,
     )
     model.train_config["spec"] = spec.to_dict()  # what to rebuild it from (ScoreRegressor.load)
     return model
