@@ -223,3 +223,26 @@ def test_a_1000_row_report_lists_1000_rows_and_says_so(browser, tmp_path):
     assert "1,000 of 1,200 rows" in watched.page.locator("#note").text_content()
     assert watched.page.locator("#page-info").text_content().endswith("1000 rows")
     context.close()
+
+
+def test_a_yes_no_task_shows_its_probability_as_a_bar_with_its_set(browser, tmp_path):
+    f = pd.DataFrame({"smiles": SMILES * 2, "name": [f"m{i}" for i in range(16)]})
+    f["bbb_prob"] = np.linspace(0.05, 0.95, 16)
+    f["bbb_class"] = np.where(f.bbb_prob >= 0.5, "yes", "no")
+    f["bbb_set"] = np.where(f.bbb_prob > 0.8, "{yes}", np.where(f.bbb_prob < 0.2, "{no}", "{no,yes}"))
+    f["S_ugml"] = 1234.5678901234567  # a --ugml column: printed to 4 significant digits, not 16
+    f["similarity"], f["domain"], f["status"], f["reason"] = 0.6, "in", "ok", ""
+    path = tmp_path / "cls.html"
+    write_report(path, f, smiles_col="smiles", name_col="name", tasks=[ReportTask("bbb", kind="classification")])
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    watched = Watched(context.new_page(), path.resolve().as_uri())
+    watched.open()
+    cells = watched.page.locator("#body tr.row").first.locator("td")
+    texts = cells.all_text_contents()
+    assert texts[4].startswith("5 %  set {no}") and "1235" in texts, texts
+    bars = watched.page.locator("#body svg.bar.prob")
+    assert bars.count() == 16
+    widths = [float(bars.nth(k).locator("rect").nth(1).get_attribute("width")) for k in (0, 15)]
+    assert widths[0] < 10 < 120 < widths[1]  # 5 % and 95 % of a 140-pixel bar
+    assert not watched.errors and not watched.requests
+    context.close()
