@@ -167,6 +167,12 @@ class TrainingSpec:
         min=0.0,
         max=1.0,
     )
+    class_weights: bool = option(
+        False,
+        "Yes/no targets: weigh positive labels by negatives/positives in the loss (balanced classes); off by "
+        "default: calibration, not the loss, makes the probabilities right (measured in BENCHMARKS.md).",
+        TRAINING,
+    )
     calibrate: bool = option(
         True,
         "Each member holds out a tenth of the molecules (a fold each) to calibrate prediction intervals and the "

@@ -28,6 +28,8 @@ class TrainConfig:
     device: str = DEFAULTS.device
     #: processes training members side by side (None: one per core, see training.members)
     workers: int | None = None
+    #: yes/no targets: positive labels weighed by negatives / positives in the loss
+    class_weights: bool = DEFAULTS.class_weights
     #: fine-tuning (``--from``): the pull toward the base's weights (L2-SP strength)
     base_pull: float = DEFAULTS.base_pull
     #: weight of a CatBoost model on RDKit descriptors blended into the mean (0 = none)

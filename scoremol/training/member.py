@@ -62,15 +62,19 @@ def _masked_loss(
     target: torch.Tensor,
     weights: torch.Tensor | None = None,
     classify: torch.Tensor | None = None,
+    positive_weight: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Mean loss over the labelled entries (NaN = missing): squared error of a regression
     target (standardized), binary cross-entropy of a yes/no target's logit (``classify``,
-    bool ``[T]``; None: none), each target's labels weighted by ``weights`` ``[T]`` (None: all 1)."""
+    bool ``[T]``; None: none), each target's labels weighted by ``weights`` ``[T]`` (None: all 1);
+    ``positive_weight`` ``[T]``: a yes/no target's positive labels weigh this much (None: 1)."""
     mask = torch.isfinite(target)
     truth = torch.nan_to_num(target)
     loss = (pred - truth) ** 2
     if classify is not None:
-        entropy = torch.nn.functional.binary_cross_entropy_with_logits(pred, truth.clamp(0, 1), reduction="none")
+        entropy = torch.nn.functional.binary_cross_entropy_with_logits(
+            pred, truth.clamp(0, 1), reduction="none", pos_weight=positive_weight
+        )
         loss = torch.where(classify, entropy, loss)
     loss = torch.where(mask, loss, torch.zeros_like(pred))
     if weights is None:
@@ -160,6 +164,13 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
     balance = task_weights(torch.cat([g.y for g in train_graphs]).numpy(), config.task_balance)
     weights = None if balance is None else torch.as_tensor(balance, dtype=torch.float32, device=device)
     classify = torch.as_tensor(job.classify, dtype=torch.bool, device=device) if any(job.classify) else None
+    positive_weight = None
+    if classify is not None and config.class_weights:
+        labels = torch.cat([g.y for g in train_graphs])
+        positives = (labels == 1).sum(0).clamp(min=1)
+        negatives = (labels == 0).sum(0).clamp(min=1)
+        positive_weight = torch.where(classify.cpu(), negatives / positives, torch.ones_like(positives.float()))
+        positive_weight = positive_weight.float().to(device)
     val_graphs = [graphs[i] for i in val_idx]
     val_true = target_scaler.inverse(torch.cat([g.y for g in val_graphs]).numpy()) if val_graphs else np.zeros((0, 1))
     best_state, best_rmse, best_epoch, bad_epochs = None, math.inf, 0, 0
@@ -176,7 +187,7 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
                 continue  # a batch of one breaks nothing but adds noise; skip the remainder
             batch = collate_graphs([train_graphs[i] for i in idx]).to(device)
             optimizer.zero_grad(set_to_none=True)
-            loss = _masked_loss(model(batch), batch.y, weights, classify)
+            loss = _masked_loss(model(batch), batch.y, weights, classify, positive_weight)
             if reference is not None:
                 from scoremol.training.base import pull_penalty
 

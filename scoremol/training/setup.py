@@ -131,6 +131,7 @@ _TRAIN_FIELDS = (
     "neighbours",
     "domain_dims",
     "base_pull",
+    "class_weights",
 )
 
 

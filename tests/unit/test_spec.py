@@ -52,7 +52,7 @@ def test_resolution_fills_every_preset_field(preset):
         assert getattr(spec, name) == value, name
     assert spec.descriptor_set == "fast"  # graph networks fuse the 17 cheap descriptors
     assert spec.resolved() == spec  # idempotent
-    optional = {"teacher"}  # no teacher unless one is named
+    optional = {"teacher", "base"}  # no teacher or base unless one is named
     assert all(value is not None for name, value in spec.to_dict().items() if name not in optional)
 
 

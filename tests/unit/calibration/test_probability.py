@@ -70,3 +70,19 @@ def test_classification_metrics_know_a_perfect_and_a_useless_model():
     useless = classification_metrics(y, np.full(5, 0.5))
     assert useless["auroc"] == 0.5 and useless["brier"] == 0.25 and useless["ece"] == 0
     assert np.isnan(classification_metrics(np.array([1.0, 1.0]), np.array([0.2, 0.9]))["auroc"])
+
+
+def test_masked_loss_mixes_squared_error_and_weighted_cross_entropy():
+    import torch
+
+    from scoremol.training.member import _masked_loss
+
+    pred = torch.tensor([[0.5, 2.0], [1.0, -1.0]])
+    target = torch.tensor([[1.5, 1.0], [float("nan"), 0.0]])
+    classify = torch.tensor([False, True])
+    bce = torch.nn.functional.binary_cross_entropy_with_logits
+    expected = (1.0 + bce(torch.tensor(2.0), torch.tensor(1.0)) + bce(torch.tensor(-1.0), torch.tensor(0.0))) / 3
+    assert torch.isclose(_masked_loss(pred, target, classify=classify), expected)
+    weighted = _masked_loss(pred, target, classify=classify, positive_weight=torch.tensor([1.0, 3.0]))
+    more = (1.0 + 3 * bce(torch.tensor(2.0), torch.tensor(1.0)) + bce(torch.tensor(-1.0), torch.tensor(0.0))) / 3
+    assert torch.isclose(weighted, more)
