@@ -86,6 +86,7 @@ def cv(
             on_phase=progress.phase,
             input_name=" ".join(input),
             tasks=job.tasks,
+            units=job.units,
         )
     left_out = run.config.get("rows_without_fold", 0)
     if left_out:

@@ -160,3 +160,18 @@ def pull_penalty(model: torch.nn.Module, reference: dict[str, torch.Tensor], str
         if name in reference and name not in skip:
             total = total + ((param - reference[name]) ** 2).sum()
     return strength * total
+
+
+def base_for(
+    spec, targets: list[str], units: list[str] | None, tasks, config: ModelConfig, data, fused
+) -> BaseStart | None:
+    """The spec's base (None without ``--from``), matched to ``targets`` and checked against
+    the networks ``config`` describes (``fused``: the descriptors they fuse, None: every
+    descriptor of ``data``)."""
+    if spec.base is None:
+        return None
+    kinds = [t.kind for t in tasks] if tasks else ["regression"] * len(targets)
+    base = load_base(spec.base, targets, list(units or [""] * len(targets)), kinds)
+    names = list(fused or data.settings.descriptor_names) if spec.descriptors else []
+    check_compatible(base, config, names, spec.standardize)
+    return base

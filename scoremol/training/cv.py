@@ -205,9 +205,11 @@ def spec_runner(
     on_epoch=None,
     on_phase=None,
     tasks: list | None = None,
+    units: list[str] | None = None,
 ) -> FoldRunner:
     """A fold runner that trains what ``spec`` describes: networks (optionally blended with
-    CatBoost) or the CatBoost baseline; ``tasks``: each target's kind (TaskDecision)."""
+    CatBoost) or the CatBoost baseline; ``tasks``: each target's kind (TaskDecision);
+    ``units``: each target's units (what a ``--from`` base's heads are matched by)."""
     from scoremol.training.setup import make_configs
 
     spec = spec.resolved()
@@ -218,7 +220,10 @@ def spec_runner(
         classify = bool(tasks) and tasks[0].classes is not None
         return catboost_runner(data, targets[0], spec.morgan, spec.val_fraction, classify=classify)
     model_config, train_config = make_configs(data, targets, spec, network_descriptors)
-    return graph_runner(data, target, model_config, train_config, network_descriptors, on_epoch, on_phase, tasks)
+    from scoremol.training.base import base_for
+
+    base = base_for(spec, targets, units, tasks, model_config, data, network_descriptors)
+    return graph_runner(data, target, model_config, train_config, network_descriptors, on_epoch, on_phase, tasks, base)
 
 
 def graph_runner(
@@ -230,6 +235,7 @@ def graph_runner(
     on_epoch=None,
     on_phase=None,
     tasks: list | None = None,
+    base=None,
 ) -> FoldRunner:
     """A fold runner for explicit configs (every neural model, optionally tree-blended);
     with several targets it predicts ``[n_test, T]`` (a yes/no target: its probability)."""
@@ -249,6 +255,7 @@ def graph_runner(
             on_epoch=on_epoch,
             on_phase=on_phase,
             tasks=tasks,
+            base=base,
         )
         result = model.predict(data, ids=test, device=train_config.device)
         mean = probabilities(model, result.mean)
@@ -341,6 +348,7 @@ def cross_validate(
     on_phase=None,
     input_name: str = "",
     tasks: list | None = None,
+    units: list[str] | None = None,
 ) -> CVRun:
     """K-fold cross-validation of ``spec`` on ``data``: folds from ``folds_file`` (``row,fold``)
     or generated (``split`` random or scaffold, ``repeats`` times with new seeds). Several
@@ -378,7 +386,7 @@ def cross_validate(
         "repeats": repeats,
         "spec": spec.to_dict(),
     }
-    runner = spec_runner(data, targets, spec, network_descriptors, on_epoch, on_phase, tasks)
+    runner = spec_runner(data, targets, spec, network_descriptors, on_epoch, on_phase, tasks, units)
     classify = [t.classes is not None for t in tasks] if tasks else None
     results = run_cv(fold_of_graph, y, runner, repeats, spec.seed, refold, on_fold, targets, classify)
     return CVRun(config, results)

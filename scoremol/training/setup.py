@@ -534,14 +534,9 @@ def fit_spec(
     from scoremol.training.fit import train_model
 
     model_config, train_config = make_configs(data, targets, spec, network_descriptors)
-    base = None
-    if spec.base is not None:
-        from scoremol.training.base import check_compatible, load_base
+    from scoremol.training.base import base_for
 
-        kinds = [t.kind for t in tasks] if tasks else ["regression"] * len(targets)
-        base = load_base(spec.base, targets, list(units or [""] * len(targets)), kinds)
-        fused = list(network_descriptors or data.settings.descriptor_names) if spec.descriptors else []
-        check_compatible(base, model_config, fused, spec.standardize)
+    base = base_for(spec, targets, units, tasks, model_config, data, network_descriptors)
     model = train_model(
         data,
         targets,

@@ -69,3 +69,17 @@ def test_an_incompatible_base_is_refused_before_featurizing(base_file, tmp_path)
     with pytest.raises(ScoremolError, match="no such model file or bundled model"):
         prepare_training("no-such-file.csv", TrainingSpec(**TINY, base="nope.pt"), ["logS"])
     assert TrainingSpec(base="multitask").resolved().epochs == 30  # fine-tuning's own schedule
+
+
+@pytest.mark.slow
+def test_cv_fine_tunes_each_fold_from_the_base(base_file):
+    """The mechanism only: the base saw every molecule, so this is no accuracy figure."""
+    from scoremol.training.cv import cross_validate
+
+    rmse = {}
+    for base in (None, str(base_file / "base.pt")):
+        spec = TrainingSpec(**{**TINY, "epochs": 1, "ensemble": 1}, calibrate=False, base=base)
+        job = prepare_training(str(base_file / "base.csv"), spec, ["logS"])
+        run = cross_validate(job.data, "logS", job.spec, folds=2, tasks=job.tasks, units=job.units)
+        rmse[base is None] = run.summary["rmse"]["mean"]
+    assert rmse[False] < rmse[True] - 0.1, rmse  # one epoch from the base beats one epoch from scratch
