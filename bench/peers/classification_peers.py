@@ -146,7 +146,7 @@ def fit_catboost(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, s
 
 
 def fit_chemprop(
-    venv: Path, train: pd.DataFrame, test: pd.DataFrame, seed: int, log_dir: Path | None = None
+    venv: Path, train: pd.DataFrame, test: pd.DataFrame, seed: int, log_dir: Path | None = None, tag: str = ""
 ) -> tuple[np.ndarray, float]:
     """chemprop 2.x with its defaults (binary classification): train on a seeded 90/10 split
     of ``train`` (``smiles``, ``y``), predict ``test``; the probability of class 1 and the
@@ -168,7 +168,7 @@ def fit_chemprop(
         seconds = time.perf_counter() - start
         if log_dir is not None:
             Path(log_dir).mkdir(parents=True, exist_ok=True)
-            (Path(log_dir) / f"chemprop_train_seed{seed}_{os.getpid()}.log").write_text(done.stdout + done.stderr)
+            (Path(log_dir) / f"chemprop_train_{tag}seed{seed}.log").write_text(done.stdout + done.stderr)
         if done.returncode != 0:
             raise RuntimeError(f"chemprop train failed ({done.returncode}):\n{done.stderr[-4000:]}")
         model = sorted((tmp / "out").rglob("best*.pt"))[0]
@@ -196,7 +196,7 @@ def measure(system: str, task: str, seed: int, args: argparse.Namespace) -> dict
         x_train, x_test = task_features(task, kind, args.data_dir)
         prob, seconds = fit_catboost(x_train, y_train, x_test, seed)
     elif system == "chemprop":
-        prob, seconds = fit_chemprop(args.chemprop_venv, train, test, seed, args.log_dir)
+        prob, seconds = fit_chemprop(args.chemprop_venv, train, test, seed, args.log_dir, f"{task}_")
     else:
         raise ValueError(system)
     row = {"system": system, "task": task, "seed": seed, "n_train": len(train), "n_test": len(test)}

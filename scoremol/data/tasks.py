@@ -77,7 +77,7 @@ def decide_task(target: str, values: Iterable[str], asked: str | None = None, kn
     written = _written(values)
     distinct = sorted(set(written))
     numbers = pd.to_numeric(pd.Series(distinct, dtype=object), errors="coerce").to_numpy(np.float64)
-    numeric = bool(len(distinct)) and bool(np.isfinite(numbers).all())
+    numeric = bool(len(distinct)) and not np.isnan(numbers).any()  # inf and 1e400 are numbers, if unusable ones
     kind = asked or known
     if kind == REGRESSION:
         return TaskDecision(target, REGRESSION, None, "as asked" if asked else "the data set's kind")
@@ -92,7 +92,7 @@ def decide_task(target: str, values: Iterable[str], asked: str | None = None, kn
         why = "as asked" if asked else "the data set's kind" if known else "two classes, not numbers"
         return TaskDecision(target, CLASSIFICATION, _order(names), why)
     if not numeric and distinct:
-        words = [d for d in distinct if not np.isfinite(pd.to_numeric(pd.Series([d]), errors="coerce")[0])]
+        words = [d for d, number in zip(distinct, numbers) if np.isnan(number)]
         if len(words) == len(distinct) >= 3:  # three or more words and no number: several classes
             shown = ", ".join(repr(d) for d in distinct[:5]) + (" ..." if len(distinct) > 5 else "")
             raise ScoremolError(

@@ -137,6 +137,8 @@ def export_onnx(model: TrainedModel, directory: str | Path) -> OnnxExport:
         raise ScoremolError("ONNX export needs the onnx extra: pip install 'scoremol[onnx]'") from None
     if model.is_tree_only:
         raise ScoremolError("a CatBoost-only model has no networks to export")
+    if any(model.classify):
+        raise ScoremolError("export writes regression models; this one has a yes/no target (not exported yet)")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     module = TraceableNetworks(model).eval()

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from scoremol.models.checkpoint import load_model
+from scoremol.models.metadata import FORMAT_VERSION
 from tests.conftest import run_cli
 
 SDF_GOOD = (
@@ -113,7 +114,7 @@ def test_damaged_model_files(damage, tiny_model, tmp_path):
     elif damage == "newer version":
         raw_payload = torch.load(model_path, weights_only=True)
         meta = json.loads(raw_payload["meta"])
-        meta["format_version"] += 1
+        meta["format_version"] = FORMAT_VERSION + 1
         torch.save({"meta": json.dumps(meta), "weights": raw_payload["weights"]}, bad)
     elif damage == "not a model":
         bad.write_text("smiles\nCCO\n")

@@ -14,8 +14,20 @@ from tests.conftest import run_cli
 
 #: the command's own parameters, not spec fields
 OWN = {
-    "train": {"input", "target", "smiles_col", "fmt", "output", "unlabelled", "exclude"},
-    "cv": {"input", "target", "smiles_col", "fmt", "folds", "folds_file", "split", "repeats", "output_dir", "json"},
+    "train": {"input", "target", "task_type", "smiles_col", "fmt", "output", "unlabelled", "exclude"},
+    "cv": {
+        "input",
+        "target",
+        "task_type",
+        "smiles_col",
+        "fmt",
+        "folds",
+        "folds_file",
+        "split",
+        "repeats",
+        "output_dir",
+        "json",
+    },
 }
 
 

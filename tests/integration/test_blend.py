@@ -190,7 +190,7 @@ def test_a_calibrated_blend_takes_the_weight_its_held_out_molecules_chose(esol_d
 
     seen = {}
 
-    def choose(networks, trees, y, default):
+    def choose(networks, trees, y, default, classify=()):
         seen.update(held=int(np.isfinite(trees).sum()), default=default)
         return [0.7]
 
@@ -211,7 +211,7 @@ def test_a_target_whose_held_out_molecules_choose_weight_0_gets_no_tree(esol_dat
     from scoremol.models.catboost import CALIBRATION_TREES
 
     fitted = _record_tree_fits(monkeypatch)
-    monkeypatch.setattr(holdout, "choose_weights", lambda networks, trees, y, default: [0.0])
+    monkeypatch.setattr(holdout, "choose_weights", lambda networks, trees, y, default, classify=(): [0.0])
     model = _calibrated_blend(esol_data, 0.4)
     assert fitted == [(180, *CALIBRATION_TREES)] * 2  # the two held-out tenths' trees, no final one
     assert model.tree is None and model.descriptor_columns is None
