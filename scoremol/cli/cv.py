@@ -37,15 +37,15 @@ def cv(
 
     check_destination(plan.output_dir, "-o", reads=[*input, plan.folds_file], folder=True)
     with importing():  # torch: Ctrl-C exits at once
-        from scoremol.report.console import FoldTable, TrainingProgress, task_lines, uncertainty_table
+        from scoremol.report.console import FoldTable, TrainingProgress, fold_line, task_lines, uncertainty_table
         from scoremol.training.cv import cross_validate
         from scoremol.training.cv_files import write_outputs
         from scoremol.training.setup import prepare_training
 
     if plan.folds_file is not None and plan.folds != CVPlan().folds:
         raise ScoremolError("--folds and --folds-file both choose the folds; give one of them")
-    from scoremol.cli.train import task_notes
     from scoremol.data.tasks import parse_task_types
+    from scoremol.report.console import task_notes
 
     kinds = parse_task_types(columns.task_type)
     job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, task_types=kinds)
@@ -63,12 +63,7 @@ def cv(
     with TrainingProgress(members, spec.epochs, "fold 0", console, state["quiet"]) as progress:
 
         def on_fold(r) -> None:
-            scores = (
-                f"AUROC {r.class_metrics['auroc']:.4f}  Brier {r.class_metrics['brier']:.4f}"
-                if r.class_metrics
-                else f"RMSE {r.rmse:.4f}  MAE {r.mae:.4f}  R2 {r.r2:.3f}"
-            )
-            info(f"fold {r.fold} (repeat {r.repeat}): {scores}  {r.seconds:.1f} s")
+            info(fold_line(r))
             folds_table.add(r)
             progress.reset(f"fold {r.fold + 1}")
 

@@ -15,18 +15,6 @@ from scoremol.spec import DEFAULT_COVERAGE, INPUT, OUTPUT, TrainingSpec
 from scoremol.training.requests import DataColumns
 
 
-def task_notes(tasks) -> list[str]:
-    """What the training summary says of each target's kind: every yes/no target, and every
-    numeric target with two values that was kept a regression."""
-    notes = []
-    for t in tasks:
-        if t.classes is not None:
-            notes.append(f"{t.target}: classification, classes {t.classes[0]} / {t.classes[1]} (positive) ({t.why})")
-        elif "two values" in t.why:
-            notes.append(f"{t.target}: regression ({t.why})")
-    return notes
-
-
 @app.command()
 @dataclass_options(spec=(TrainingSpec, TrainingSpec.from_options), columns=DataColumns)
 def train(
@@ -73,6 +61,7 @@ def train(
         from scoremol.training.setup import fit_spec, prepare_training
 
     from scoremol.data.tasks import parse_task_types
+    from scoremol.report.console import task_notes
 
     kinds = parse_task_types(columns.task_type)
     job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, unlabelled, exclude, kinds)

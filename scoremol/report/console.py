@@ -303,3 +303,25 @@ class TrainingProgress:
 
     def __exit__(self, *exc) -> None:
         self.progress.__exit__(*exc)
+
+
+def task_notes(tasks) -> list[str]:
+    """What the training summary says of each target's kind: every yes/no target, and every
+    numeric target with two values that was kept a regression."""
+    notes = []
+    for t in tasks:
+        if t.classes is not None:
+            notes.append(f"{t.target}: classification, classes {t.classes[0]} / {t.classes[1]} (positive) ({t.why})")
+        elif "two values" in t.why:
+            notes.append(f"{t.target}: regression ({t.why})")
+    return notes
+
+
+def fold_line(r) -> str:
+    """What ``cv`` says as a fold finishes: its scores (a yes/no first target's AUROC and
+    Brier score) and seconds."""
+    if r.class_metrics:
+        scores = f"AUROC {r.class_metrics['auroc']:.4f}  Brier {r.class_metrics['brier']:.4f}"
+    else:
+        scores = f"RMSE {r.rmse:.4f}  MAE {r.mae:.4f}  R2 {r.r2:.3f}"
+    return f"fold {r.fold} (repeat {r.repeat}): {scores}  {r.seconds:.1f} s"
