@@ -71,12 +71,8 @@ class ScoreClassifier(ClassifierMixin, SpecEstimator):
     def predict_proba(self, smiles: Sequence[str]) -> np.ndarray:
         """``[n, 2]``: the probability of each class of ``classes_`` (calibrated on held-out
         molecules when the model is)."""
-        from scoremol.calibration.probability import sigmoid
-
         logits, model = self._logits(smiles)
-        calibration = None if model.calibration is None else model.calibration[0]
-        positive = sigmoid(logits) if calibration is None else calibration.probability(logits)
-        positive = np.where(np.isfinite(logits), positive, np.nan)
+        positive = np.where(np.isfinite(logits), model.probability(0, logits), np.nan)
         return np.stack([1.0 - positive, positive], axis=1)
 
     def predict(self, smiles: Sequence[str]) -> np.ndarray:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from scoremol.calibration.probability import set_labels, sigmoid
+from scoremol.calibration.probability import set_labels
 from scoremol.data.read import MoleculeChunk
 from scoremol.errors import ScoremolError
 from scoremol.models.trained import Prediction, TrainedModel
@@ -256,8 +256,7 @@ def put_classes(
     trained: ``1``, ``yes``...) and the conformal prediction set at ``coverage``."""
     rows = prediction.graph_row
     calibration = None if model.calibration is None else model.calibration[t]
-    logit = prediction.mean[:, t]
-    p = sigmoid(logit) if calibration is None else calibration.probability(logit)
+    p = model.probability(t, prediction.mean[:, t])
     column = np.full(n, np.nan)
     column[rows] = p
     out[names.prob[t]] = column

@@ -137,6 +137,14 @@ class TrainedModel:
         """Per target, whether it is a yes/no target (its mean is a logit)."""
         return [k == "classification" for k in self.target_kinds] or [False] * len(self.target_names)
 
+    def probability(self, t: int, logits: np.ndarray) -> np.ndarray:
+        """Yes/no target ``t``'s probability of its positive class from its logits: calibrated
+        on held-out molecules when the model is, else the networks' own sigmoid."""
+        from scoremol.calibration.probability import sigmoid
+
+        calibration = None if self.calibration is None else self.calibration[t]
+        return sigmoid(logits) if calibration is None else calibration.probability(logits)
+
     @property
     def is_tree_only(self) -> bool:
         """True for the CatBoost baseline saved as a model: a tree and no networks."""

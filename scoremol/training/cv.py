@@ -269,13 +269,10 @@ def graph_runner(
 
 def probabilities(model, mean: np.ndarray) -> np.ndarray:
     """``mean`` ``[n, T]`` with each yes/no target's logit as its (calibrated) probability."""
-    from scoremol.calibration.probability import sigmoid
-
     out = np.array(mean, dtype=np.float64, copy=True)
     for t, c in enumerate(model.classify):
         if c:
-            calibration = None if model.calibration is None else model.calibration[t]
-            out[:, t] = sigmoid(out[:, t]) if calibration is None else calibration.probability(out[:, t])
+            out[:, t] = model.probability(t, out[:, t])
     return out
 
 

@@ -53,7 +53,8 @@ def teacher_predictions(
     """The teacher's prediction ``[G, T]`` of each ``targets`` column (matched by name) for
     the graphs ``ids`` of ``data`` (default: all; NaN rows for the others); NaN where the
     teacher cannot read the molecule. The teacher parses the SMILES with its own settings
-    (descriptors, standardization)."""
+    (descriptors, standardization). A yes/no target's prediction is its probability (a soft
+    label: calibrated when the teacher is), not its logit."""
     from scoremol.featurizers.parallel import featurize_all
 
     lacking = [t for t in targets if t not in teacher.target_names]
@@ -66,7 +67,11 @@ def teacher_predictions(
     features = featurize_all(smiles_chunk(data.graph_smiles(ids)), teacher.featurizer, workers)
     result = teacher.predict(features, domain=False)
     columns = [teacher.target_names.index(t) for t in targets]
-    out[ids[result.graph_row]] = result.mean[:, columns]
+    mean = result.mean.copy()
+    for t, classify in enumerate(teacher.classify):
+        if classify:
+            mean[:, t] = teacher.probability(t, mean[:, t])
+    out[ids[result.graph_row]] = mean[:, columns]
     return out
 
 

@@ -98,10 +98,12 @@ def test_mixed_model_masks_each_task_and_gives_each_its_columns(bbb, tmp_path, e
     assert [t.kind for t in job.tasks] == ["regression", "classification"]
     model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors, tasks=job.tasks)
     assert type(model.calibration[0]).__name__ == "Calibration" and model.classify == [False, True]
-    chunk = smiles_chunk(["CCO", "c1ccccc1"])
+    chunk = smiles_chunk(water.smiles.tolist())
     out = chunk_output(model, chunk, predict_part(model, chunk))
     assert {"logS_pred", "logS_lo", "logS_hi", "bbb_prob", "bbb_class", "bbb_set"} <= set(out.columns)
-    assert out.logS_pred[0] > out.logS_pred[1]  # ethanol dissolves better than benzene
+    from scipy.stats import spearmanr
+
+    assert spearmanr(out.logS_pred, water.logS).statistic > 0.5  # the water head learned water solubility
 
 
 @pytest.mark.slow
@@ -123,7 +125,7 @@ def test_score_classifier_works_with_scikit_learn_tools(bbb):
     from sklearn.model_selection import KFold, cross_val_score
     from sklearn.pipeline import Pipeline
 
-    train = bbb[bbb.set == "train"].head(120)
+    train = bbb[bbb.set == "train"].head(240)  # 24 held out by the one member: enough to calibrate
     x, y = train.smiles.to_numpy(), train.bbb.to_numpy()
     options = {**FAST, "hidden": 16, "epochs": 2, "ensemble": 1}
     clf = ScoreClassifier(**options).fit(x, y)
