@@ -1,0 +1,152 @@
+"""Fine-tuning from a base model against training from scratch, on Biogen's assays as a team's own data.
+
+    python bench/transfer_benchmark.py --base-out /tmp/transfer_base.pt      # once: the benchmark base
+    python bench/transfer_benchmark.py --base /tmp/transfer_base.pt [--assays sol hlm mdr1 ppb]
+        [--sizes 50 100 300 1000 all] [--systems scratch from scratch-fast from-fast catboost]
+        [--out bench/results/transfer_<date>.csv]
+
+The benchmark base learns every shared data set but Biogen's file (AqSolDB, AstraZeneca logD,
+PharmaBench's eleven sets), with every Biogen molecule removed from its training rows
+(``--exclude biogen``). Four Biogen assays play the team's data, each on its scaffold split
+(``data/biogen_*_split.csv``, made as the shared splits were): fine-tuning sets of 50, 100,
+300, 1,000 and all training molecules (as many as the assay has), the same test molecules at
+every size, subsample seeds 0-2 up to 300 and seed 0 above. Rows are appended as they finish
+(MAE, Spearman, training seconds) and a finished (assay, size, seed, system) is skipped on a
+rerun. The chemprop systems (from scratch, ``--from-foundation``) run through
+``bench/peers/chemprop_cli.py`` in a throwaway environment (not wired here yet).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scoremol.data.read import smiles_chunk  # noqa: E402
+from scoremol.data.registry import REGISTRY, resolve  # noqa: E402
+from scoremol.inference.predict import predict_part  # noqa: E402
+from scoremol.models.checkpoint import save_model  # noqa: E402
+from scoremol.spec import TrainingSpec  # noqa: E402
+from scoremol.training.setup import fit_spec, prepare_training  # noqa: E402
+
+#: assay -> (Biogen column, split file)
+ASSAYS = {
+    "sol": ("LOG SOLUBILITY PH 6.8 (ug/mL)", "biogen_solubility_split.csv"),
+    "hlm": ("LOG HLM_CLint (mL/min/kg)", "biogen_hlm_split.csv"),
+    "mdr1": ("LOG MDR1-MDCK ER (B-A/A-B)", "biogen_mdr1_split.csv"),
+    "ppb": ("LOG PLASMA PROTEIN BINDING (HUMAN) (% unbound)", "biogen_ppb_human_split.csv"),
+}
+#: the base's inputs: every shared data set but Biogen's
+BASE_INPUTS = ["aqsoldb", "lipophilicity", *(n for n in REGISTRY if n.startswith("pharmabench-"))]
+
+
+def assay_split(assay: str) -> dict[str, pd.DataFrame]:
+    column, split_file = ASSAYS[assay]
+    frame = pd.read_csv(resolve("biogen"))
+    split = pd.read_csv(ROOT / "data" / split_file)
+    out = {}
+    for part in ("train", "test"):
+        rows = frame.iloc[split.loc[split.set == part, "row"].to_numpy()]
+        out[part] = pd.DataFrame({"smiles": rows.SMILES.astype(str).str.strip(), "y": rows[column].astype(float)})
+    return out
+
+
+def subsample(train: pd.DataFrame, size: str, seed: int) -> pd.DataFrame:
+    if size == "all" or int(size) >= len(train):
+        return train
+    return train.sample(int(size), random_state=seed)
+
+
+def train_base(out: Path, options: dict) -> None:
+    """The benchmark base: every shared set but Biogen's, without any Biogen molecule."""
+    spec = TrainingSpec(**options)
+    job = prepare_training(BASE_INPUTS, spec, exclude="biogen")
+    start = time.perf_counter()
+    model = fit_spec(
+        job.data, job.targets, job.spec, job.plan.network_descriptors, rows=job.rows, units=job.units, tasks=job.tasks
+    )
+    model.metrics["left_out_biogen"] = job.left_out
+    save_model(model, out)
+    print(
+        f"base: {len(job.targets)} targets, {job.left_out} Biogen molecules left out, "
+        f"{time.perf_counter() - start:.0f} s"
+    )
+
+
+def run_system(system: str, train: pd.DataFrame, test: pd.DataFrame, base: str | None, seed: int) -> dict:
+    """Fit ``system`` on ``train`` (``smiles``, ``y``) and score ``test``."""
+    preset = "fast" if system.endswith("-fast") else "default"
+    if system == "catboost":
+        spec = TrainingSpec(arch="catboost", seed=seed)
+    else:
+        spec = TrainingSpec(preset=preset, seed=seed, base=base if system.startswith("from") else None)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "train.csv"
+        train.to_csv(path, index=False)
+        job = prepare_training(str(path), spec, ["y"])
+        start = time.perf_counter()
+        model = fit_spec(
+            job.data, job.targets, job.spec, job.plan.network_descriptors, units=job.units, tasks=job.tasks
+        )
+        seconds = time.perf_counter() - start
+    result = predict_part(model, smiles_chunk(test.smiles.tolist()))
+    pred = np.full(len(test), np.nan)
+    pred[result.graph_row] = result.mean[:, 0]
+    keep = np.isfinite(pred)
+    truth = test.y.to_numpy(float)
+    return {
+        "mae": float(np.mean(np.abs(pred[keep] - truth[keep]))),
+        "spearman": float(spearmanr(pred[keep], truth[keep]).statistic),
+        "n_unpredicted": int((~keep).sum()),
+        "train_seconds": round(seconds, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base-out", type=Path, help="train the benchmark base and write it here, then stop")
+    parser.add_argument("--base", help="the benchmark base model file")
+    parser.add_argument("--assays", nargs="+", default=list(ASSAYS), choices=list(ASSAYS))
+    parser.add_argument("--sizes", nargs="+", default=["50", "100", "300", "1000", "all"])
+    parser.add_argument("--systems", nargs="+", default=["scratch", "from", "scratch-fast", "from-fast", "catboost"])
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"transfer_{date.today()}.csv")
+    args = parser.parse_args()
+    if args.base_out is not None:
+        train_base(args.base_out, {})
+        return
+    if any(s.startswith("from") for s in args.systems) and not args.base:
+        parser.error("--base is needed for the from systems")
+    done = set()
+    if args.out.is_file():
+        old = pd.read_csv(args.out, dtype={"size": str})
+        done = set(zip(old.assay, old["size"], old.seed, old.system))
+    for assay in args.assays:
+        data = assay_split(assay)
+        for size in args.sizes:
+            small = size != "all" and int(size) <= 300
+            for seed in (0, 1, 2) if small else (0,):
+                train = subsample(data["train"], size, seed)
+                if size != "all" and int(size) > len(data["train"]):
+                    continue  # the assay has fewer molecules: "all" covers it
+                for system in args.systems:
+                    if (assay, size, seed, system) in done:
+                        continue
+                    row = {"assay": assay, "size": size, "n_train": len(train), "seed": seed, "system": system}
+                    row.update(run_system(system, train, data["test"], args.base, seed))
+                    row.update(n_test=len(data["test"]), date=str(date.today()))
+                    print(row, flush=True)
+                    pd.DataFrame([row]).to_csv(args.out, mode="a", header=not args.out.is_file(), index=False)
+
+
+if __name__ == "__main__":
+    main()
