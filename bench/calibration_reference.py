@@ -30,7 +30,8 @@ import drug_like_benchmark as bench  # noqa: E402
 import scoremol.training.holdout as holdout  # noqa: E402
 from scoremol.calibration import Calibration  # noqa: E402
 from scoremol.calibration.conformal import difficulty_inputs  # noqa: E402
-from scoremol.calibration.domain import NEIGHBOURS, neighbour_distance, to_similarity  # noqa: E402
+from scoremol.calibration.domain import NEIGHBOURS, to_similarity  # noqa: E402
+from scoremol.calibration.neighbours import neighbour_distance  # noqa: E402
 from scoremol.data.chunk import smiles_chunk  # noqa: E402
 from scoremol.featurizers.dataset import featurize_chunk  # noqa: E402
 from scoremol.spec import TrainingSpec  # noqa: E402

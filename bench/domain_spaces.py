@@ -25,7 +25,7 @@ from rdkit.Chem import rdFingerprintGenerator
 from scipy.stats import spearmanr
 
 from scoremol.api import ScoreRegressor
-from scoremol.calibration.domain import neighbour_distance
+from scoremol.calibration.neighbours import neighbour_distance
 from scoremol.data.collate import collate_arrays
 from scoremol.data.read import smiles_chunk
 from scoremol.featurizers.dataset import featurize_chunk

@@ -22,7 +22,8 @@ import torch
 
 from scoremol.calibration import Calibration, Domain
 from scoremol.calibration.conformal import difficulty_inputs
-from scoremol.calibration.domain import NEIGHBOURS, neighbour_distances, principal_basis, to_similarity
+from scoremol.calibration.domain import NEIGHBOURS, to_similarity
+from scoremol.calibration.neighbours import neighbour_distances, principal_basis
 from scoremol.calibration.probability import ClassCalibration, sigmoid
 from scoremol.data.scaling import TargetScaler
 from scoremol.featurizers.dataset import FeaturizedDataset

@@ -210,7 +210,7 @@ def test_a_fixed_neighbour_count_is_what_the_domain_searches(esol_data, count):
 def test_a_domain_trained_to_search_principal_components_searches_them_after_loading(esol_data, tmp_path):
     """``domain_dims`` reaches the held-out distances, the domain and its file (the fast
     preset searches 16 components, the others every dimension)."""
-    from scoremol.calibration.domain import principal_basis
+    from scoremol.calibration.neighbours import principal_basis
     from scoremol.models.checkpoint import load_model, save_model
     from scoremol.nn import ModelConfig
     from scoremol.spec import TrainingSpec

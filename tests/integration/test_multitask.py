@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 import torch
 
-from scoremol.calibration.domain import neighbour_distance, to_similarity
+from scoremol.calibration.domain import to_similarity
+from scoremol.calibration.neighbours import neighbour_distance
 from scoremol.data.read import MoleculeChunk
 from scoremol.data.registry import REGISTRY, resolve_input
 from scoremol.featurizers.merge import MergeSource, merge_sources, molecule_key

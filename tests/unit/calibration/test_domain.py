@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from scoremol.calibration import Domain
-from scoremol.calibration.domain import composition, neighbour_distance, to_similarity
+from scoremol.calibration.domain import composition, to_similarity
+from scoremol.calibration.neighbours import neighbour_distance
 from scoremol.featurizers.dataset import FeaturizerSettings, featurize_chunk
 from scoremol.featurizers.layout import ELEMENTS
 
@@ -95,7 +96,7 @@ def test_composition_marks_each_graph_separately():
 
 
 def test_subset_searches_share_one_product_and_match_searching_the_subset_alone():
-    from scoremol.calibration.domain import neighbour_distances
+    from scoremol.calibration.neighbours import neighbour_distances
 
     generator = torch.Generator().manual_seed(2)
     queries, reference = torch.randn(150, 16, generator=generator), torch.randn(400, 16, generator=generator)
@@ -115,7 +116,7 @@ def test_subset_searches_share_one_product_and_match_searching_the_subset_alone(
 def test_overlapping_task_searches_match_brute_force_with_groups_smaller_than_k():
     """Rows are grouped by which searches read them (here seven groups, some of one to
     three rows, fewer than k): each search still finds its own k nearest."""
-    from scoremol.calibration.domain import neighbour_distances
+    from scoremol.calibration.neighbours import neighbour_distances
 
     generator = torch.Generator().manual_seed(3)
     queries, reference = torch.randn(90, 8, generator=generator), torch.randn(400, 8, generator=generator)
@@ -134,7 +135,7 @@ def test_rows_are_grouped_by_the_searches_that_read_them_in_pattern_order(count)
     """Packed into integers (up to 62 searches) or compared as rows (more), the groups are
     the distinct read patterns in lexicographic order, and every search still finds its
     own nearest rows."""
-    from scoremol.calibration.domain import _groups, neighbour_distances
+    from scoremol.calibration.neighbours import _groups, neighbour_distances
 
     rng = np.random.default_rng(count)
     searches = [(None, 2)] + [(np.flatnonzero(rng.random(120) < 0.3), 2) for _ in range(count - 1)]
@@ -160,7 +161,7 @@ def test_the_chunked_search_finds_each_searchs_nearest_rows_and_their_order():
     """Chunks of four columns: groups of many chunks take the chunk-minimum path, groups of
     at most k chunks are sorted whole, padding is never found; the rows, their order and
     distances are brute force's."""
-    from scoremol.calibration.domain import NeighbourIndex
+    from scoremol.calibration.neighbours import NeighbourIndex
 
     generator = torch.Generator().manual_seed(4)
     queries, reference = torch.randn(70, 6, generator=generator), torch.randn(301, 6, generator=generator)
@@ -177,7 +178,7 @@ def test_the_chunked_search_finds_each_searchs_nearest_rows_and_their_order():
 
 
 def test_smallest_finds_topks_columns_in_either_order():
-    from scoremol.calibration.domain import smallest
+    from scoremol.calibration.neighbours import smallest
 
     values = torch.randn(40, 90, generator=torch.Generator().manual_seed(6))
     expected = values.topk(7, dim=1, largest=False, sorted=True).indices
@@ -189,7 +190,7 @@ def test_smallest_finds_topks_columns_in_either_order():
 
 
 def test_an_unordered_search_finds_the_same_rows_and_distances():
-    from scoremol.calibration.domain import NeighbourIndex
+    from scoremol.calibration.neighbours import NeighbourIndex
 
     generator = torch.Generator().manual_seed(7)
     queries, reference = torch.randn(50, 6, generator=generator), torch.randn(260, 6, generator=generator)
@@ -247,7 +248,7 @@ def test_a_domain_of_two_targets_measures_similarity_to_each_targets_molecules()
 
 
 def test_principal_basis_is_orthonormal_ordered_by_variance_and_signed():
-    from scoremol.calibration.domain import principal_basis
+    from scoremol.calibration.neighbours import principal_basis
 
     generator = torch.Generator().manual_seed(5)
     scales = torch.tensor([5.0, 0.1, 3.0, 0.5, 1.0, 0.2])
@@ -266,7 +267,7 @@ def test_a_projected_search_finds_neighbours_in_the_components_and_measures_them
     """Two strong coordinates carry the structure, four weak ones noise: the search must
     find each query's nearest rows in the first two components, and report their distances
     in all six (neither the projected distances nor the exact neighbours)."""
-    from scoremol.calibration.domain import NeighbourIndex, neighbour_distances, principal_basis
+    from scoremol.calibration.neighbours import NeighbourIndex, neighbour_distances, principal_basis
 
     generator = torch.Generator().manual_seed(6)
     scales = torch.tensor([4.0, 3.0, 0.6, 0.6, 0.6, 0.6])
