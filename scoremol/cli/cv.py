@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
 
 import typer
 
 from scoremol.cli.app import app, console, info, state
-from scoremol.cli.options import dataclass_options
-from scoremol.errors import ScoremolError
+from scoremol.cli.options import dataclass_options, input_argument
 from scoremol.process import importing
 from scoremol.spec import TrainingSpec
 from scoremol.training.requests import CVPlan, DataColumns
@@ -18,15 +16,10 @@ from scoremol.training.requests import CVPlan, DataColumns
 @app.command()
 @dataclass_options(spec=(TrainingSpec, TrainingSpec.from_options), columns=DataColumns, plan=CVPlan)
 def cv(
-    input: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="INPUT...",
-            show_default=False,
-            help="CSV/TSV/SDF file, a data set name (esol, ...), or a features file; several inputs "
-            "cross-validate one multi-task model on their merged molecules.",
-        ),
-    ],
+    input: input_argument(
+        "CSV/TSV/SDF file, a data set name (esol, ...), or a features file; several inputs "
+        "cross-validate one multi-task model on their merged molecules."
+    ),
     *,
     spec: TrainingSpec,
     columns: DataColumns,
@@ -37,24 +30,25 @@ def cv(
 
     check_destination(plan.output_dir, "-o", reads=[*input, plan.folds_file], folder=True)
     with importing():  # torch: Ctrl-C exits at once
-        from scoremol.report.console import FoldTable, TrainingProgress, fold_line, task_lines, uncertainty_table
+        from scoremol.data.tasks import parse_task_types
+        from scoremol.report.console import (
+            FoldTable,
+            TrainingProgress,
+            fold_line,
+            preparation_notes,
+            task_lines,
+            uncertainty_table,
+        )
         from scoremol.training.cv import cross_validate
         from scoremol.training.cv_files import write_outputs
         from scoremol.training.setup import prepare_training
 
-    if plan.folds_file is not None and plan.folds != CVPlan().folds:
-        raise ScoremolError("--folds and --folds-file both choose the folds; give one of them")
-    from scoremol.data.tasks import parse_task_types
-    from scoremol.report.console import task_notes
-
     kinds = parse_task_types(columns.task_type)
     job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, task_types=kinds)
     spec, data, targets = job.spec, job.data, job.targets
-    for line in task_notes(job.tasks):
+    for line in preparation_notes(job):
         info(line)
     classify = bool(job.tasks) and job.tasks[0].classes is not None
-    for excluded in job.excluded:
-        info(excluded.sentence())
 
     folds_table = FoldTable(
         f"cv: {spec.arch}" + ("" if spec.is_catboost else f" / {spec.mode}") + f" on {' '.join(input)}", classify

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from scoremol.cli.app import app, console
-from scoremol.cli.options import dataclass_options
+from scoremol.cli.options import dataclass_options, input_argument
 from scoremol.process import importing
 from scoremol.spec import OUTPUT
 from scoremol.training.requests import FeaturizeRequest
@@ -17,14 +17,7 @@ from scoremol.training.requests import FeaturizeRequest
 @app.command()
 @dataclass_options(request=FeaturizeRequest)
 def featurize(
-    input: Annotated[
-        str,
-        typer.Argument(
-            metavar="INPUT",
-            show_default=False,
-            help="CSV/TSV/SMI/SDF file, a data set name (esol, ...), or - for stdin.",
-        ),
-    ],
+    input: input_argument("CSV/TSV/SMI/SDF file, a data set name (esol, ...), or - for stdin.", many=False),
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Features file to write (.pt).", rich_help_panel=OUTPUT)
     ],

@@ -23,7 +23,13 @@ from rich.markup import escape
 from scoremol.errors import ScoremolError
 from scoremol.spec import DEFAULT_PRESET, PRESETS
 
-__all__ = ["dataclass_options", "field_option"]
+__all__ = ["dataclass_options", "field_option", "input_argument"]
+
+
+def input_argument(help: str, many: bool = True) -> object:
+    """The annotation of a command's molecule input argument(s)."""
+    argument = typer.Argument(metavar="INPUT..." if many else "INPUT", show_default=False, help=help)
+    return Annotated[list[str] if many else str, argument]
 
 
 def _preset_help(text: str, key: str) -> str:

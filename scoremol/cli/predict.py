@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from scoremol.cli.app import app, console, info, load_requested, state
-from scoremol.cli.options import dataclass_options
+from scoremol.cli.options import dataclass_options, input_argument
 from scoremol.errors import ScoremolError
 from scoremol.inference.distributed.request import DistributedRequest
 from scoremol.inference.request import PredictRequest
@@ -19,14 +16,7 @@ from scoremol.process import importing
 @app.command()
 @dataclass_options(request=PredictRequest, cluster=DistributedRequest)
 def predict(
-    inputs: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="INPUT...",
-            help="CSV/TSV/SMI/SDF/Parquet file, a data set name, - for stdin, or SMILES strings.",
-            show_default=False,
-        ),
-    ],
+    inputs: input_argument("CSV/TSV/SMI/SDF/Parquet file, a data set name, - for stdin, or SMILES strings."),
     *,
     request: PredictRequest,
     cluster: DistributedRequest,
@@ -95,9 +85,6 @@ def predict(
                 options=options,
                 **settings,
             )
-            reused = summary.shards - len(summary.computed)
-            where = f" in {summary.shards:,} shard{'s' if summary.shards != 1 else ''}"
-            where += f"; {reused:,} shards reused from {summary.parts}" if cluster.resume else ""
         else:
             from scoremol.device import resolve_device
             from scoremol.inference.output import as_sink, open_output
@@ -112,11 +99,8 @@ def predict(
                     sink = sink if r.report is None else ReportCollector.for_model(trained, sink, r.report_rows)
                     run = dict(device=resolve_device(r.device), on_chunk=progress.chunk, workers=r.workers)
                     summary = predict_stream(trained, path, sink, options=options, head=head, **run, **settings)
-            where = ""
             if r.report is not None:
                 from scoremol.cli.report import write_and_tell
 
                 write_and_tell(sink, r.report, trained, settings["smiles_col"], options)
-    failed = f" ({summary.failed:,} without a prediction, see the reason column)" if summary.failed else ""
-    seconds = time.perf_counter() - STARTED
-    info(f"predicted {summary.predicted:,}/{summary.rows:,} rows{failed}{where} in {seconds:.1f} s")
+    info(summary.sentence(time.perf_counter() - STARTED, cluster.resume))

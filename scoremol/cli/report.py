@@ -16,16 +16,8 @@ from scoremol.report.request import ExplainRequest, ReportRequest
 
 def write_and_tell(collector, path: Path, model, smiles_col: Optional[str], options) -> None:
     """Write a collected report and say what it holds."""
-
-    labels = model.target_labels if model is not None else []
-    limits = options.thresholds(labels) if options is not None and labels else []
-    threshold = {label: limit for label, limit in zip(labels, limits) if limit is not None}
-    done = collector.write_report(path, model, smiles_col, threshold)
-    s = done.summary
-    info(
-        f"report: {path} ({s.shown:,} of {s.rows:,} rows, {done.maps:,} atom maps, {s.bytes / 1e6:.1f} MB, "
-        f"{done.seconds:.1f} s)"
-    )
+    limits = options.threshold_map(model.target_labels) if options is not None and model is not None else {}
+    info(collector.write_report(path, model, smiles_col, limits).sentence())
 
 
 @app.command()
@@ -45,20 +37,14 @@ def report(
     check_destination(request.output, "-o", reads=[predictions, request.model])
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.report.collect import ReportCollector
-        from scoremol.report.html import ReportTask
-        from scoremol.report.read import read_predictions
 
-    chunks, found = read_predictions(predictions)
-    labels = [t.label for t in found]
     trained = load_requested(request.model)[0]
-    tasks = ReportTask.from_model(trained)
-    if [t.label for t in tasks] != labels:
-        if request.model is not None:
-            raise ScoremolError(f"{predictions} holds {', '.join(labels)}; the model predicts those of its own")
-        trained, tasks = None, found
-    collector = ReportCollector(None, tasks, request.report_rows)
-    for chunk in chunks:
-        collector.write(chunk)
+    try:
+        collector, trained = ReportCollector.of_file(
+            predictions, trained, request.model is not None, request.report_rows
+        )
+    except ValueError as exc:
+        raise ScoremolError(str(exc)) from None
     write_and_tell(collector, request.output, trained, request.smiles_col, None)
 
 
@@ -79,27 +65,13 @@ def explain(
 
     check_destination(request.output_dir, "-o", reads=[*inputs, request.model], folder=True)
     with importing():  # torch: Ctrl-C exits at once
-        from scoremol.data.read import read_input
-        from scoremol.data.registry import resolve_prediction_inputs
-        from scoremol.device import torch_threads
-        from scoremol.inference.explain import atom_contributions, task_index
-        from scoremol.report.collect import NAME_COLUMNS
-        from scoremol.report.explain_files import write_explanations
+        from scoremol.report.explain_files import explain_inputs
 
-    path, smiles = resolve_prediction_inputs(inputs)
-    names = None
-    if smiles is None:
-        chunk = read_input(path, request.smiles_col)
-        smiles = list(chunk.smiles)
-        name = next((c for c in NAME_COLUMNS if c in chunk.frame.columns), None)
-        names = chunk.frame[name].astype(str).tolist() if name else None
     trained = load_requested(request.model)[0]
     try:
-        task = task_index(trained, request.task or 0)
-        with torch_threads(1):  # many tiny forward passes: a second thread only spins
-            items = atom_contributions(trained, smiles, task)
+        index, done, rows, label = explain_inputs(
+            trained, inputs, request.smiles_col, request.task or 0, request.output_dir
+        )
     except ValueError as exc:
         raise ScoremolError(str(exc)) from None
-    index = write_explanations(request.output_dir, items, names)
-    done = sum(item.ok for item in items)
-    info(f"explained {done:,}/{len(items):,} molecules ({trained.target_labels[task]}): {index}")
+    info(f"explained {done:,}/{rows:,} molecules ({label}): {index}")

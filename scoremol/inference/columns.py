@@ -57,6 +57,10 @@ class OutputOptions:
                 "learns them from the shipped data sets' own files"
             )
 
+    def threshold_map(self, labels: list[str]) -> dict[str, float]:
+        """``{label: threshold}`` of the targets that have one."""
+        return {label: limit for label, limit in zip(labels, self.thresholds(labels)) if limit is not None}
+
     def thresholds(self, labels: list[str]) -> list[float | None]:
         """The threshold of each target (None: no probability column for it)."""
         if self.threshold is None:

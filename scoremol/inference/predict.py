@@ -46,6 +46,15 @@ class PredictSummary:
     def failed(self) -> int:
         return self.rows - self.predicted
 
+    def where(self, resumed: bool = False) -> str:
+        """How the rows were spread (nothing to say for one machine's run)."""
+        return ""
+
+    def sentence(self, seconds: float, resumed: bool = False) -> str:
+        """The run's closing message."""
+        failed = f" ({self.failed:,} without a prediction, see the reason column)" if self.failed else ""
+        return f"predicted {self.predicted:,}/{self.rows:,} rows{failed}{self.where(resumed)} in {seconds:.1f} s"
+
 
 def default_batch_size(device: str) -> int:
     """Molecules per inference batch: 128 on a CPU, where a batch's edge states then stay in

@@ -39,6 +39,13 @@ class ReportResult:
     maps: int
     seconds: float
 
+    def sentence(self) -> str:
+        s = self.summary
+        return (
+            f"report: {self.path} ({s.shown:,} of {s.rows:,} rows, {self.maps:,} atom maps, "
+            f"{s.bytes / 1e6:.1f} MB, {self.seconds:.1f} s)"
+        )
+
 
 class ReportCollector(FrameSink):
     """A sink that passes frames on to ``inner`` (None: nowhere) and keeps the report's
@@ -54,6 +61,27 @@ class ReportCollector(FrameSink):
     def for_model(cls, model: TrainedModel, inner: FrameSink | None, max_rows: int = 1000) -> ReportCollector:
         """A collector for ``model``'s predictions (its tasks, labelled as predict names them)."""
         return cls(inner, ReportTask.from_model(model), max_rows)
+
+    @classmethod
+    def of_file(
+        cls, path: Path, model: TrainedModel, given: bool, max_rows: int
+    ) -> tuple[ReportCollector, TrainedModel | None]:
+        """A collector holding a ``predict`` output file's rows, and the model that explains
+        them: ``model`` when the file holds its columns, else none (the file's own tasks;
+        a ``given`` model that does not match is a ``ValueError``)."""
+        from scoremol.report.read import read_predictions
+
+        chunks, found = read_predictions(path)
+        labels = [t.label for t in found]
+        tasks = ReportTask.from_model(model)
+        if [t.label for t in tasks] != labels:
+            if given:
+                raise ValueError(f"{path} holds {', '.join(labels)}; the model predicts those of its own")
+            model, tasks = None, found
+        collector = cls(None, tasks, max_rows)
+        for chunk in chunks:
+            collector.write(chunk)
+        return collector, model
 
     def write(self, frame: pd.DataFrame) -> None:
         if self.inner is not None:

@@ -5,6 +5,7 @@ The command line prints these on standard error; a notebook can print them too.
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -314,6 +315,43 @@ def task_notes(tasks) -> list[str]:
             notes.append(f"{t.target}: classification, classes {t.classes[0]} / {t.classes[1]} (positive) ({t.why})")
         elif "two values" in t.why:
             notes.append(f"{t.target}: regression ({t.why})")
+    return notes
+
+
+def preparation_notes(job, exclude: str | None = None) -> list[str]:
+    """What ``train`` and ``cv`` say before training: each target's kind where it was
+    decided for the user, rows that could not be featurized, and molecules left out."""
+    notes = task_notes(job.tasks)
+    data = job.data
+    if data.num_failed:
+        notes.append(f"{data.num_failed} of {data.num_rows} rows could not be featurized and are left out of training")
+    notes += [excluded.sentence() for excluded in job.excluded]
+    if exclude is not None:
+        notes.append(f"{job.left_out:,} training molecule(s) listed in {exclude} are left out")
+    return notes
+
+
+def trained_notes(model, spec: TrainingSpec, coverage: float, min_held_out: int) -> list[str]:
+    """What ``train`` warns of once fitted: intervals calibrated on molecules the teacher
+    labelled, intervals too few held-out molecules bound, no calibration at all."""
+    notes = []
+    if model.metrics.get("calibrated_unseen_by_teacher") is False:
+        notes.append(
+            "too few measured molecules are unknown to the teacher (or its file does not list its training "
+            "molecules), so the intervals are calibrated on molecules whose labels it passed on and may be too "
+            "narrow; train the teacher with --exclude to keep some from it"
+        )
+    for label, calibration in zip(model.target_labels, model.calibration or []):
+        if hasattr(calibration, "interval") and math.isinf(calibration.quantile(coverage)):
+            notes.append(
+                f"{label}: only {calibration.size} held-out molecules calibrate its intervals, too few for a bounded "
+                f"{coverage:.0%} interval: its _lo and _hi will be -inf and inf"
+            )
+    if spec.calibrate and not spec.is_catboost and model.calibration is None:
+        notes.append(
+            "too few molecules to hold out for calibration (each member holds out a fold; together at least "
+            f"{min_held_out}): the model predicts without intervals, similarity or domain"
+        )
     return notes
 
 

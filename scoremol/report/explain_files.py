@@ -16,13 +16,35 @@ from pathlib import Path
 import pandas as pd
 
 from scoremol.data.atomic import atomic_write
-from scoremol.inference.explain import AtomContributions, similarity_map
+from scoremol.data.read import read_input
+from scoremol.data.registry import resolve_prediction_inputs
+from scoremol.device import torch_threads
+from scoremol.inference.explain import AtomContributions, atom_contributions, similarity_map, task_index
+from scoremol.report.collect import NAME_COLUMNS
 
 INDEX = "explanations.csv"
 #: the kinds of file each explained molecule gets
 MOLECULE_EXTENSIONS = ("json", "csv", "svg", "png")
 #: the per-molecule files this module writes (and so may remove when a later run does not)
 MOLECULE_FILE = re.compile(rf"mol\d{{4,}}\.({'|'.join(MOLECULE_EXTENSIONS)})")
+
+
+def explain_inputs(trained, inputs: list[str], smiles_col: str | None, task: str | int, directory: Path):
+    """Explain SMILES strings or a file of molecules (``inputs`` as ``explain`` takes them)
+    into ``directory``: ``(index file, molecules explained, rows, the task's label)``. An
+    unknown ``task`` is a ``ValueError``."""
+    path, smiles = resolve_prediction_inputs(inputs)
+    names = None
+    if smiles is None:
+        chunk = read_input(path, smiles_col)
+        smiles = list(chunk.smiles)
+        name = next((c for c in NAME_COLUMNS if c in chunk.frame.columns), None)
+        names = chunk.frame[name].astype(str).tolist() if name else None
+    t = task_index(trained, task)
+    with torch_threads(1):  # many tiny forward passes: a second thread only spins
+        items = atom_contributions(trained, smiles, t)
+    index = write_explanations(directory, items, names)
+    return index, sum(item.ok for item in items), len(items), trained.target_labels[t]
 
 
 def write_explanations(directory: Path, items: list[AtomContributions], names: list[str] | None = None) -> Path:

@@ -32,6 +32,26 @@ class DataColumns:
 
 
 @dataclass(frozen=True)
+class TrainFiles:
+    """Where ``train`` writes its model, and the molecules it reads besides its inputs."""
+
+    output: Path = option(Path("model.pt"), "Model file to write.", OUTPUT, short="-o")
+    unlabelled: str | None = option(
+        None,
+        "Molecules without labels (a SMILES file or data set name) for the --teacher to label.",
+        INPUT,
+        metavar="FILE",
+    )
+    exclude: str | None = option(
+        None,
+        "Molecules (a SMILES file or data set name) to leave out of training, matched as merged inputs are. "
+        "A teacher trained without some molecules lets its student calibrate on them.",
+        INPUT,
+        metavar="FILE",
+    )
+
+
+@dataclass(frozen=True)
 class CVPlan:
     """How ``cv`` folds the data and where its results go."""
 
@@ -45,6 +65,10 @@ class CVPlan:
         None, "Write cv_results.json, cv_folds.csv, oof_predictions.csv here.", OUTPUT, short="-o"
     )
     json: bool = option(False, "Print the summary as JSON on standard output.", OUTPUT, negatable=False)
+
+    def __post_init__(self) -> None:
+        if self.folds_file is not None and self.folds != 5:
+            raise ValueError("--folds and --folds-file both choose the folds; give one of them")
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,11 @@ class DistributedSummary(PredictSummary):
     computed: list[int] = field(default_factory=list)
     parts: str = ""
 
+    def where(self, resumed: bool = False) -> str:
+        reused = self.shards - len(self.computed)
+        spread = f" in {self.shards:,} shard{'s' if self.shards != 1 else ''}"
+        return spread + (f"; {reused:,} shards reused from {self.parts}" if resumed else "")
+
 
 class _Assembly:
     """Writes finished shards to the output in shard order, and keeps the manifest's list
