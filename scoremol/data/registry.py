@@ -42,6 +42,9 @@ class DatasetInfo:
     file_target_col: str = ""
     #: the file's column assigning each row to ``train`` or ``test`` (its scaffold split)
     split_col: str = ""
+    #: added to the file's values so that one property has one unit across data sets
+    #: (PharmaBench's water solubility: log10(nmol/L) - 9 = log10(mol/L), as AqSolDB's)
+    offset: float = 0.0
 
 
 REGISTRY: dict[str, DatasetInfo] = {
@@ -126,9 +129,9 @@ _PHARMABENCH = (
         "water-sol",
         "water_sol_reg_final_data.csv",
         "water solubility (PharmaBench)",
-        "log10(nmol/L)",
-        "aqueous solubility, buffer pH 7-7.5 and water",
-        "logS_nM",
+        "log10(mol/L)",
+        "aqueous solubility, buffer pH 7-7.5 and water (the file's log10(nmol/L) less 9)",
+        "logS_PB",
         11701,
         "r",
     ),
@@ -243,6 +246,7 @@ REGISTRY.update(
             "classification" if kind == "c" else "regression",
             "value",
             "scaffold_train_test_label",
+            -9.0 if name == "water-sol" else 0.0,
         )
         for name, filename, target, units, description, label, rows, kind in _PHARMABENCH
     }

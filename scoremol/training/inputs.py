@@ -269,8 +269,16 @@ class LabelledSources(NamedTuple):
     units: list[str]  # per target, in ``targets`` order
     targets: list[str]
     excluded: list  # targets left out as unusable
-    hashes: list  # (content hash, targets) per input: what the merged table is cached under
+    hashes: list  # (content hash, targets, offset) per input: what the merged table is cached under
     tasks: list  # TaskDecision per target, in ``targets`` order
+
+
+def shifted(column: pd.Series, offset: float) -> pd.Series:
+    """``column`` with ``offset`` added to its numbers (text stays, to be reported per row)."""
+    if not offset:
+        return column
+    values = pd.to_numeric(column, errors="coerce")
+    return column.where(values.isna(), values + offset)
 
 
 def labelled_sources(
@@ -300,6 +308,7 @@ def labelled_sources(
         chunk.frame = chunk.frame.copy()
         if entry is not None and entry.file_target_col and entry.file_target_col in chunk.frame.columns:
             chunk.frame = chunk.frame.rename(columns={entry.file_target_col: entry.target_col})
+            chunk.frame[entry.target_col] = shifted(chunk.frame[entry.target_col], entry.offset)
         if entry is not None:
             known[entry.target_col] = entry.kind
         if targets:
@@ -314,7 +323,7 @@ def labelled_sources(
             units.setdefault(t, entry.units if entry and t == entry.target_col else "")
             all_targets += [t] if t not in all_targets else []
         sources.append(MergeSource(name, chunk, own))
-        hashes.append((sha256_file(path), own))
+        hashes.append((sha256_file(path), own, entry.offset if entry else 0.0))
     missing = [t for t in targets or [] if t not in all_targets]
     if missing:
         raise ScoremolError(f"no input has the target column(s) {', '.join(missing)}")

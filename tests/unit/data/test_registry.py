@@ -138,3 +138,21 @@ def test_target_labels_name_prediction_columns():
     assert target_label("Solubility") == "Solubility" and target_label("exp", "") == "exp"
     assert target_label("my value (uM)") == "my_value_uM"  # shell-safe
     assert target_label("%%") == "target"
+
+
+def test_pharmabench_water_solubility_is_read_in_mol_per_litre_like_aqsoldb():
+    import numpy as np
+    import pandas as pd
+
+    """PharmaBench's file holds log10(nmol/L); read through the registry it is log10(mol/L),
+    so a model learning it beside AqSolDB sees one unit for one property."""
+
+    from scoremol.training.inputs import labelled_sources
+
+    entry = REGISTRY["pharmabench-water-sol"]
+    assert entry.units == REGISTRY["aqsoldb"].units == "log10(mol/L)"
+    read = labelled_sources(["pharmabench-water-sol"])
+    values = pd.to_numeric(read.sources[0].chunk.frame[entry.target_col])
+    raw = pd.read_csv(resolve("pharmabench-water-sol")).value
+    assert np.allclose(values.to_numpy(), raw.to_numpy() - 9.0)
+    assert read.units == ["log10(mol/L)"] and read.hashes[0][2] == -9.0
