@@ -31,14 +31,7 @@ def cv(
     check_destination(plan.output_dir, "-o", reads=[*input, plan.folds_file], folder=True)
     with importing():  # torch: Ctrl-C exits at once
         from scoremol.data.tasks import parse_task_types
-        from scoremol.report.console import (
-            FoldTable,
-            TrainingProgress,
-            fold_line,
-            preparation_notes,
-            task_lines,
-            uncertainty_table,
-        )
+        from scoremol.report import console as say
         from scoremol.training.cv import cross_validate
         from scoremol.training.cv_files import write_outputs
         from scoremol.training.setup import prepare_training
@@ -46,18 +39,18 @@ def cv(
     kinds = parse_task_types(columns.task_type)
     job = prepare_training(input, spec, columns.target, columns.smiles_col, columns.fmt, task_types=kinds)
     spec, data, targets = job.spec, job.data, job.targets
-    for line in preparation_notes(job):
+    for line in say.preparation_notes(job):
         info(line)
     classify = bool(job.tasks) and job.tasks[0].classes is not None
 
-    folds_table = FoldTable(
+    folds_table = say.FoldTable(
         f"cv: {spec.arch}" + ("" if spec.is_catboost else f" / {spec.mode}") + f" on {' '.join(input)}", classify
     )
     members = 0 if spec.is_catboost else spec.ensemble
-    with TrainingProgress(members, spec.epochs, "fold 0", console, state["quiet"]) as progress:
+    with say.TrainingProgress(members, spec.epochs, "fold 0", console, state["quiet"]) as progress:
 
         def on_fold(r) -> None:
-            info(fold_line(r))
+            info(say.fold_line(r))
             folds_table.add(r)
             progress.reset(f"fold {r.fold + 1}")
 
@@ -83,10 +76,10 @@ def cv(
     s = run.summary
     folds_table.finish(s)
     console.print(folds_table.table)
-    for line in task_lines(s):
+    for line in say.task_lines(s):
         console.print(line)
     if "uncertainty" in s:
-        console.print(uncertainty_table(run.results, s["uncertainty"]["pooled"]))
+        console.print(say.uncertainty_table(run.results, s["uncertainty"]["pooled"]))
     if plan.output_dir is not None:
         write_outputs(plan.output_dir, run, data, targets)
         info(f"wrote cv_results.json, cv_folds.csv, oof_predictions.csv to {plan.output_dir}")

@@ -66,7 +66,8 @@ def predict(
             from scoremol.report.console import Throughput
 
         trained, model_path = load_requested(r.model, r.network_only)
-        options = OutputOptions(r.coverage, parse_thresholds(r.threshold), r.legacy_names, r.ugml)
+        targets = tuple(r.target) if r.target else None
+        options = OutputOptions(r.coverage, parse_thresholds(r.threshold), r.legacy_names, r.ugml, targets)
         options.check(trained)
         progress = Throughput(console, (r.progress or console.is_terminal) and not state["quiet"])
         settings = dict(smiles_col=r.smiles_col, fmt=r.fmt, chunk_size=r.chunk_size, batch_size=r.batch_size)
@@ -96,7 +97,8 @@ def predict(
                     Path(path).write_text("".join(f"{s}\n" for s in smiles))
                 with open_output(r.output) as out:
                     sink = as_sink(out)
-                    sink = sink if r.report is None else ReportCollector.for_model(trained, sink, r.report_rows)
+                    if r.report is not None:
+                        sink = ReportCollector.for_model(trained, sink, r.report_rows, targets)
                     run = dict(device=resolve_device(r.device), on_chunk=progress.chunk, workers=r.workers)
                     summary = predict_stream(trained, path, sink, options=options, head=head, **run, **settings)
             if r.report is not None:

@@ -33,10 +33,19 @@ class OutputOptions:
     threshold: float | dict[str, float] | None = None
     legacy_names: bool = False
     ugml: bool = False
+    #: the target labels whose columns to write (None: every target's)
+    targets: tuple[str, ...] | None = None
 
     def check(self, model: TrainedModel) -> None:
-        """A one-line error for what ``model`` cannot give: a probability without calibration,
-        a threshold on a yes/no target, ug/mL without a solubility in known units."""
+        """A one-line error for what ``model`` cannot give: a target it does not predict, a
+        probability without calibration, a threshold on a yes/no target, ug/mL without a
+        solubility in known units."""
+        unknown = [label for label in self.targets or () if label not in model.target_labels]
+        if unknown:
+            raise ScoremolError(
+                f"--target {unknown[0]}: this model predicts {', '.join(model.target_labels)} (scoremol models lists "
+                "each bundled model's)"
+            )
         limits = self.thresholds(model.target_labels)
         named = [
             label for label, limit, c in zip(model.target_labels, limits, model.classify) if c and limit is not None
@@ -127,6 +136,12 @@ class Columns:
     prob: list[str | None] = field(default_factory=list)
     label: list[str | None] = field(default_factory=list)
     sets: list[str | None] = field(default_factory=list)
+
+    def of_target(self, t: int) -> list[str]:
+        """Every column of target number ``t``."""
+        lists = (self.pred, self.std, self.lo, self.hi, self.p_below, self.prob, self.label, self.sets)
+        names = [names[t] for names in lists if names] + list(self.ugml[t] or () if self.ugml else ())
+        return [name for name in names if name is not None]
 
 
 def output_columns(model: TrainedModel, input_columns: list[str], options: OutputOptions | None = None) -> Columns:
@@ -243,6 +258,9 @@ def chunk_output(
                 reasons[row] = f"{reasons[row]}; {why}" if reasons[row] else why
     out[names.status] = prediction.status
     out[names.reason] = reasons
+    if options.targets is not None:
+        unwanted = [t for t, label in enumerate(model.target_labels) if label not in options.targets]
+        out = out.drop(columns=[name for t in unwanted for name in names.of_target(t)])
     return out
 
 

@@ -30,6 +30,14 @@ class PredictRequest:
     output: Path | None = option(
         None, "Write CSV here, or Parquet for a .parquet name (default: CSV on standard output).", OUTPUT, short="-o"
     )
+    target: list[str] | None = option(
+        None,
+        "Write only this target's columns (a label as scoremol models lists it: logS, BBB, ...); repeat for "
+        "several (default: every target's).",
+        OUTPUT,
+        short="-t",
+        metavar="LABEL",
+    )
     legacy_names: bool = option(
         False,
         "Name prediction columns after the training column (scoremol 0.1) instead of <label>_pred, e.g. logS_pred "

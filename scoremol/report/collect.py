@@ -58,9 +58,13 @@ class ReportCollector(FrameSink):
         self.rows = 0
 
     @classmethod
-    def for_model(cls, model: TrainedModel, inner: FrameSink | None, max_rows: int = 1000) -> ReportCollector:
-        """A collector for ``model``'s predictions (its tasks, labelled as predict names them)."""
-        return cls(inner, ReportTask.from_model(model), max_rows)
+    def for_model(
+        cls, model: TrainedModel, inner: FrameSink | None, max_rows: int = 1000, targets: tuple[str, ...] | None = None
+    ) -> ReportCollector:
+        """A collector for ``model``'s predictions (its tasks, labelled as predict names them;
+        only those ``targets`` name when they are given)."""
+        tasks = [t for t in ReportTask.from_model(model) if targets is None or t.label in targets]
+        return cls(inner, tasks, max_rows)
 
     @classmethod
     def of_file(

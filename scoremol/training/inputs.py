@@ -274,11 +274,12 @@ class LabelledSources(NamedTuple):
 
 
 def shifted(column: pd.Series, offset: float) -> pd.Series:
-    """``column`` with ``offset`` added to its numbers (text stays, to be reported per row)."""
+    """``column`` (text, as read) with ``offset`` added to its numbers; other text stays, to
+    be reported per row."""
     if not offset:
         return column
     values = pd.to_numeric(column, errors="coerce")
-    return column.where(values.isna(), values + offset)
+    return column.where(values.isna(), (values + offset).map(lambda v: repr(float(v))))
 
 
 def labelled_sources(

@@ -93,6 +93,27 @@ def test_predict_without_model_uses_the_bundled_one():
     assert (frame[STD].astype(float) >= 0).all()
 
 
+def test_target_chooses_the_columns_of_a_multi_task_model():
+    stdout, err, code = run_cli("predict", "CCO", "c1ccccc1", "-m", "fast", "-t", "logD", "--ugml")
+    assert code == 0, err
+    frame = _frame(stdout)
+    # no solubility, in mol/L or ug/mL (one network: no _std)
+    assert list(frame.columns) == [
+        "smiles",
+        "name",
+        "logD_pred",
+        "logD_lo",
+        "logD_hi",
+        "similarity",
+        "domain",
+        "status",
+        "reason",
+    ]
+    stdout, err, code = run_cli("predict", "CCO", "-m", "fast", "-t", "BBB")
+    assert code == 1 and stdout == ""
+    assert "--target BBB: this model predicts logS, logSol_pH6.8, logD" in err and "Traceback" not in err
+
+
 def test_a_model_file_named_like_a_bundled_model_wins(tmp_path):
     (tmp_path / "fast").write_bytes(b"not a model")
     _, err, code = run_cli("predict", str(EXAMPLES), "--model", "fast", cwd=tmp_path)

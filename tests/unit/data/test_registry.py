@@ -156,3 +156,12 @@ def test_pharmabench_water_solubility_is_read_in_mol_per_litre_like_aqsoldb():
     raw = pd.read_csv(resolve("pharmabench-water-sol")).value
     assert np.allclose(values.to_numpy(), raw.to_numpy() - 9.0)
     assert read.units == ["log10(mol/L)"] and read.hashes[0][2] == -9.0
+
+
+def test_an_offset_keeps_text_that_is_not_a_number_for_its_row_reason():
+    import pandas as pd
+
+    from scoremol.training.inputs import shifted
+
+    out = shifted(pd.Series(["1.5", "n/a", " 2"]), -9.0)
+    assert out.tolist() == ["-7.5", "n/a", "-7.0"]
