@@ -45,6 +45,14 @@ class DatasetInfo:
     #: added to the file's values so that one property has one unit across data sets
     #: (PharmaBench's water solubility: log10(nmol/L) - 9 = log10(mol/L), as AqSolDB's)
     offset: float = 0.0
+    #: the file's other measured columns a model may learn: (column, label, units)
+    other_targets: tuple[tuple[str, str, str], ...] = ()
+
+    def units_of(self, column: str) -> str:
+        """The units of one of the file's target columns ("" when it is none of them)."""
+        if column == self.target_col:
+            return self.units
+        return next((units for name, _, units in self.other_targets if name == column), "")
 
 
 REGISTRY: dict[str, DatasetInfo] = {
@@ -108,6 +116,13 @@ REGISTRY: dict[str, DatasetInfo] = {
             "log10(ug/mL)",
             "kinetic solubility in pH 6.8 buffer (Biogen ADME, Fang et al. 2023), 2173 of 3521 compounds",
             "logSol_pH6.8",
+            other_targets=(
+                ("LOG HLM_CLint (mL/min/kg)", "logHLM_CLint", "log10(mL/min/kg)"),
+                ("LOG RLM_CLint (mL/min/kg)", "logRLM_CLint", "log10(mL/min/kg)"),
+                ("LOG MDR1-MDCK ER (B-A/A-B)", "logMDR1_ER", "log10 ratio (B-A/A-B)"),
+                ("LOG PLASMA PROTEIN BINDING (HUMAN) (% unbound)", "logPPB_human", "log10(% unbound)"),
+                ("LOG PLASMA PROTEIN BINDING (RAT) (% unbound)", "logPPB_rat", "log10(% unbound)"),
+            ),
         ),
     )
 }
@@ -351,6 +366,9 @@ def target_label(target: str, units: str | None = None) -> str:
     for info in REGISTRY.values():
         if info.target_col == target and info.label and (" " in target or units == info.units):
             return info.label
+        for column, label, column_units in info.other_targets:
+            if column == target and (" " in target or units == column_units):
+                return label
     return column_label(target)
 
 

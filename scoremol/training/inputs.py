@@ -253,7 +253,7 @@ def read_training_input(
     """One training input as a job, read as it is (``spec`` resolved)."""
     data, entry, plan = load_training_data(input, spec, smiles_col, fmt)
     targets = list(targets) if targets else default_targets(entry, data)
-    units = [entry.units if entry and t == entry.target_col else "" for t in targets]
+    units = [entry.units_of(t) if entry else "" for t in targets]
     table = data.table.copy()
     known = {entry.target_col: entry.kind} if entry else {}
     tasks = apply_task_types([table], targets, task_types, known)
@@ -321,7 +321,7 @@ def labelled_sources(
         if not own:
             raise ScoremolError(f"{name} has none of the targets {', '.join(targets)}")
         for t in own:
-            units.setdefault(t, entry.units if entry and t == entry.target_col else "")
+            units.setdefault(t, entry.units_of(t) if entry else "")
             all_targets += [t] if t not in all_targets else []
         sources.append(MergeSource(name, chunk, own))
         hashes.append((sha256_file(path), own, entry.offset if entry else 0.0))

@@ -165,3 +165,13 @@ def test_an_offset_keeps_text_that_is_not_a_number_for_its_row_reason():
 
     out = shifted(pd.Series(["1.5", "n/a", " 2"]), -9.0)
     assert out.tolist() == ["-7.5", "n/a", "-7.0"]
+
+
+def test_biogen_assays_besides_solubility_have_short_labels_and_units():
+    from scoremol.training.inputs import labelled_sources
+
+    hlm = "LOG HLM_CLint (mL/min/kg)"
+    assert target_label(hlm) == "logHLM_CLint"
+    assert target_label("LOG MDR1-MDCK ER (B-A/A-B)") == "logMDR1_ER"
+    read = labelled_sources(["biogen"], [hlm, "LOG SOLUBILITY PH 6.8 (ug/mL)"])
+    assert read.units == ["log10(mL/min/kg)", "log10(ug/mL)"]
