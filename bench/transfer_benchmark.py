@@ -32,11 +32,15 @@ from scipy.stats import spearmanr
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from base_tasks import score_tasks  # noqa: E402
+from scaffold_test_molecules import scaffold_tests  # noqa: E402
 
 from scoremol.data.read import smiles_chunk  # noqa: E402
 from scoremol.data.registry import REGISTRY, resolve  # noqa: E402
 from scoremol.inference.predict import predict_part  # noqa: E402
-from scoremol.models.checkpoint import load_model, save_model  # noqa: E402
+from scoremol.models.checkpoint import save_model  # noqa: E402
 from scoremol.spec import TrainingSpec  # noqa: E402
 from scoremol.training.setup import fit_spec, prepare_training  # noqa: E402
 
@@ -72,29 +76,12 @@ def subsample(train: pd.DataFrame, size: str, seed: int) -> pd.DataFrame:
     return train.sample(int(size), random_state=seed)
 
 
-def scaffold_tests() -> dict[str, pd.DataFrame]:
-    """Each base input's scaffold test (``smiles``, ``y``): the file's own split column or
-    the shared split file."""
-    tests = {}
-    for name in BASE_INPUTS:
-        info = REGISTRY[name]
-        frame = pd.read_csv(resolve(name))
-        if info.split_col:
-            rows = frame[frame[info.split_col].astype(str) == "test"]
-        else:
-            split = pd.read_csv(ROOT / "data" / f"{name}_split.csv")
-            rows = frame.iloc[split.loc[split.set == "test", "row"].to_numpy()]
-        values = rows[info.file_target_col or info.target_col].astype(float) + info.offset
-        tests[name] = pd.DataFrame({"smiles": rows[info.smiles_col].astype(str).str.strip(), "y": values})
-    return tests
-
-
 def train_base(out: Path, options: dict) -> None:
     """The benchmark base: every shared set but Biogen's, without any Biogen molecule and
     without any input's scaffold-test molecules (so that its own figures are honest)."""
     spec = TrainingSpec(**{**BASE_OPTIONS, **options})
     biogen = pd.read_csv(resolve("biogen")).SMILES.astype(str).str.strip()
-    held = [*biogen, *(s for t in scaffold_tests().values() for s in t.smiles)]
+    held = [*biogen, *(s for t in scaffold_tests(BASE_INPUTS).values() for s in t.smiles)]
     with tempfile.TemporaryDirectory() as tmp:
         listed = Path(tmp) / "held.smi"
         listed.write_text("\n".join(held) + "\n")
@@ -113,34 +100,6 @@ def train_base(out: Path, options: dict) -> None:
     model.metrics.update(left_out_biogen_and_tests=job.left_out, train_seconds=round(seconds, 1))
     save_model(model, out)
     print(f"base: {len(job.targets)} targets, {job.left_out} molecules left out, {seconds:.0f} s")
-
-
-def score_base(path: Path, out: Path) -> None:
-    """The base's figures on each input's scaffold test: MAE, Spearman and 90 % interval
-    cover for a regression task; AUROC, Brier, ECE and 90 % set cover for a yes/no one."""
-    from classification_benchmark import class_scores
-
-    model = load_model(path)
-    rows = []
-    for name, test in scaffold_tests().items():
-        t = model.target_names.index(REGISTRY[name].target_col)
-        result = predict_part(model, smiles_chunk(test.smiles.tolist()))
-        truth = test.y.to_numpy(float)[result.graph_row]
-        mean = result.mean[:, t]
-        row = {"task": name, "label": model.target_labels[t], "n_test": len(test), "n_predicted": len(mean)}
-        if model.classify[t]:
-            row.update(class_scores(model, t, mean, truth))
-        else:
-            lo, hi = model.calibration[t].interval(mean, result.difficulty(t), 0.9)
-            row.update(
-                mae=float(np.mean(np.abs(mean - truth))),
-                spearman=float(spearmanr(mean, truth).statistic),
-                cover90=float(np.mean((truth >= lo) & (truth <= hi))),
-            )
-        row.update(train_seconds=model.metrics.get("train_seconds"), date=str(date.today()))
-        print(row, flush=True)
-        rows.append(row)
-    pd.DataFrame(rows).to_csv(out, index=False)
 
 
 def run_system(system: str, train: pd.DataFrame, test: pd.DataFrame, base: str | None, seed: int) -> dict:
@@ -183,7 +142,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.base_out is not None:
         train_base(args.base_out, {})
-        score_base(args.base_out, args.out.with_name(args.out.stem.replace("transfer_", "transfer_base_") + ".csv"))
+        tasks = score_tasks(args.base_out)
+        tasks.to_csv(args.out.with_name(args.out.name.replace("transfer_", "transfer_base_")), index=False)
         return
     if any(s.startswith("from") for s in args.systems) and not args.base:
         parser.error("--base is needed for the from systems")
