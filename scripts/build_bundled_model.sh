@@ -13,9 +13,30 @@
 #   esol_solubility.pt       the default configuration of `scoremol train` (scoremol/spec.py:
 #                            a 4-member DMPNN/SCORE ensemble blended with CatBoost on RDKit descriptors)
 #   esol_solubility_fast.pt  `--preset fast` (one hidden-64 graph-only network), `--model esol-fast`
-# Uses the copy of esol.csv shipped in data/ (or $SCOREMOL_DATA when set).
+# and on every shared ADME set but their scaffold-test molecules (scripts/scaffold_test_molecules.py):
+#   adme_base.pt             `--model adme` / `--from adme`: the default's networks (no tree), 30 epochs, on
+#                            AqSolDB, AstraZeneca logD, Biogen's six assays and PharmaBench's eleven sets
+# Uses the copies of the data sets shipped in data/ (or $SCOREMOL_DATA when set).
+# ADME=1 scripts/build_bundled_model.sh builds only adme_base.pt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_adme() {
+  local held
+  held="$(mktemp)"
+  .venv/bin/python scripts/scaffold_test_molecules.py -o "$held"
+  .venv/bin/scoremol train aqsoldb lipophilicity biogen pharmabench-logd pharmabench-water-sol pharmabench-bbb \
+    pharmabench-ames pharmabench-ppb pharmabench-cyp2c9 pharmabench-cyp2d6 pharmabench-cyp3a4 pharmabench-hlm \
+    pharmabench-rlm pharmabench-mlm \
+    -t Solubility -t exp -t "LOG SOLUBILITY PH 6.8 (ug/mL)" -t "LOG HLM_CLint (mL/min/kg)" \
+    -t "LOG RLM_CLint (mL/min/kg)" -t "LOG MDR1-MDCK ER (B-A/A-B)" -t "LOG PLASMA PROTEIN BINDING (HUMAN) (% unbound)" \
+    -t "LOG PLASMA PROTEIN BINDING (RAT) (% unbound)" -t "logD 7.4 (PharmaBench)" -t "water solubility (PharmaBench)" \
+    -t BBB -t Ames -t "PPB fraction bound (PharmaBench)" -t "CYP2C9 (PharmaBench)" -t "CYP2D6 (PharmaBench)" \
+    -t "CYP3A4 (PharmaBench)" -t "human microsomal CL (PharmaBench)" -t "rat microsomal CL (PharmaBench)" \
+    -t "mouse microsomal CL (PharmaBench)" \
+    --epochs 30 --blend-catboost 0 --seed 0 --exclude "$held" -o scoremol/pretrained/adme_base.pt
+  rm -f "$held"
+}
+if [ "${ADME:-0}" = 1 ]; then build_adme; exit; fi
 .venv/bin/scoremol train aqsoldb biogen lipophilicity --no-standardize --seed 0 -o scoremol/pretrained/solubility_multitask.pt
 .venv/bin/scoremol train aqsoldb --no-standardize --seed 0 -o scoremol/pretrained/aqsoldb_solubility.pt
 work="$(mktemp -d)"
@@ -27,4 +48,5 @@ work="$(mktemp -d)"
   --teacher "$work/fast_teacher.pt" --unlabelled "$work/brics.smi" -o scoremol/pretrained/solubility_fast.pt
 .venv/bin/scoremol train esol --seed 0 -o scoremol/pretrained/esol_solubility.pt
 .venv/bin/scoremol train esol --seed 0 --preset fast -o scoremol/pretrained/esol_solubility_fast.pt
+build_adme
 ls -l scoremol/pretrained/*.pt
