@@ -212,6 +212,13 @@ class TrainingSpec:
     base_pull: float = option(
         0.0, "With --from: pull the weights toward the base's (L2-SP strength; 0 = none).", TRAINING, min=0.0
     )
+    base_freeze: int = option(
+        0,
+        "With --from: train only the heads (the layers after the readout) for this many epochs first, then every "
+        "layer (0 = every layer from the start).",
+        TRAINING,
+        min=0,
+    )
     seed: int = option(0, "Seed of every random choice.", TRAINING)
     device: Device = option("cpu", "cpu, cuda or auto.", RUN)
 

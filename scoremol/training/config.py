@@ -32,6 +32,8 @@ class TrainConfig:
     class_weights: bool = DEFAULTS.class_weights
     #: fine-tuning (``--from``): the pull toward the base's weights (L2-SP strength)
     base_pull: float = DEFAULTS.base_pull
+    #: fine-tuning: epochs that train only the heads before every layer trains
+    base_freeze: int = DEFAULTS.base_freeze
     #: weight of a CatBoost model on RDKit descriptors blended into the mean (0 = none)
     catboost_weight: float = DEFAULTS.blend_catboost
     #: members hold out a fold each to calibrate intervals and the domain (training.holdout)

@@ -258,7 +258,11 @@ def train_model(
         starts = [m.state_dict for m in base.model.members]
         jobs = [
             dataclasses.replace(
-                job, start=starts[k % len(starts)], head_map=tuple(base.head_map), pull=float(config.base_pull)
+                job,
+                start=starts[k % len(starts)],
+                head_map=tuple(base.head_map),
+                pull=float(config.base_pull),
+                freeze=int(config.base_freeze),
             )
             for k, job in enumerate(jobs)
         ]

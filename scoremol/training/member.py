@@ -48,6 +48,8 @@ class MemberJob:
     start: dict[str, torch.Tensor] | None = None
     head_map: tuple[int | None, ...] = ()
     pull: float = 0.0
+    #: fine-tuning: the first epochs train only the head (staged unfreezing)
+    freeze: int = 0
 
 
 def _rmse_per_target(pred: np.ndarray, true: np.ndarray) -> np.ndarray:
@@ -179,6 +181,8 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
     epoch = 0
     for epoch in range(1, config.epochs + 1):
         model.train()
+        for name, param in model.named_parameters():  # staged unfreezing: the head alone first
+            param.requires_grad_(epoch > job.freeze or name.startswith("head."))
         order = generator.permutation(len(train_graphs))
         total, count = 0.0, 0
         for start in range(0, len(order), config.batch_size):

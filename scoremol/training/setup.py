@@ -60,6 +60,7 @@ _TRAIN_FIELDS = (
     "neighbours",
     "domain_dims",
     "base_pull",
+    "base_freeze",
     "class_weights",
 )
 

@@ -62,6 +62,24 @@ def test_fine_tuning_starts_where_the_base_ends(base_file, tmp_path):
     assert load_model(tmp_path / "mine.pt").metrics["base"]["name"] == base
 
 
+def test_staged_unfreezing_trains_only_the_heads_while_frozen(base_file, tmp_path):
+    pd.read_csv(base_file / "base.csv").head(120)[["smiles", "logS"]].to_csv(tmp_path / "mine.csv", index=False)
+    base = load_model(base_file / "base.pt")
+
+    def tuned(freeze: int):
+        spec = TrainingSpec(
+            **{**TINY, "epochs": 2}, calibrate=False, base=str(base_file / "base.pt"), base_freeze=freeze
+        )
+        job = prepare_training(str(tmp_path / "mine.csv"), spec, ["logS"])
+        return fit_spec(job.data, job.targets, job.spec, units=job.units)
+
+    for freeze, encoder_kept in ((2, True), (1, False)):
+        after, before = tuned(freeze).members[0].state_dict, base.members[0].state_dict
+        body = [k for k in before if not k.startswith("head.")]
+        assert body and all(torch.equal(after[k], before[k]) for k in body) == encoder_kept
+        assert not torch.equal(after["head.lins.0.weight"], before["head.lins.0.weight"])
+
+
 def test_an_incompatible_base_is_refused_before_featurizing(base_file, tmp_path):
     spec = TrainingSpec(**{**TINY, "hidden": 32}, base=str(base_file / "base.pt"))
     with pytest.raises(ScoremolError, match="hidden 16 \\(not 32\\)"):
