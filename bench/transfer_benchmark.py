@@ -2,18 +2,22 @@
 
     python bench/transfer_benchmark.py --base-out /tmp/transfer_base.pt      # once: the benchmark base
     python bench/transfer_benchmark.py --base /tmp/transfer_base.pt [--assays sol hlm mdr1 ppb]
-        [--sizes 50 100 300 1000 all] [--systems scratch from scratch-fast from-fast catboost]
+        [--sizes 50 100 300 1000 all] [--systems scratch from catboost from-e15 ...]
         [--out bench/results/transfer_<date>.csv]
 
 The benchmark base learns every shared data set but Biogen's file (AqSolDB, AstraZeneca logD,
-PharmaBench's eleven sets), with every Biogen molecule removed from its training rows
-(``--exclude biogen``). Four Biogen assays play the team's data, each on its scaffold split
-(``data/biogen_*_split.csv``, made as the shared splits were): fine-tuning sets of 50, 100,
-300, 1,000 and all training molecules (as many as the assay has), the same test molecules at
-every size, subsample seeds 0-2 up to 300 and seed 0 above. Rows are appended as they finish
-(MAE, Spearman, training seconds) and a finished (assay, size, seed, system) is skipped on a
-rerun. The chemprop systems (from scratch, ``--from-foundation``) run through
-``bench/peers/chemprop_cli.py`` in a throwaway environment (not wired here yet).
+PharmaBench's eleven sets) with the bundled base's recipe (the default's networks, 30 epochs,
+no tree), without any Biogen molecule and without any set's scaffold-test molecules; its own
+figures on those tests go to ``transfer_base_<date>.csv`` (``bench/base_tasks.py``). Four
+Biogen assays play the team's data, each on its scaffold split (``data/biogen_*_split.csv``,
+made as the shared splits were): fine-tuning sets of 50, 100, 300, 1,000 and all training
+molecules (as many as the assay has), the same test molecules at every size, subsample seeds
+0-2 up to 300 and seed 0 above. Systems: ``scratch`` (the default recipe), ``from`` (the
+default recipe with ``--from`` the base: its fine-tuning schedule), ``catboost``, the fast
+preset from scratch, and other fine-tuning schedules (:data:`SCHEDULES`). Rows are appended
+as they finish (MAE, Spearman, training seconds) and a finished (assay, size, seed, system)
+is skipped on a rerun. The chemprop systems (from scratch, ``--from-foundation``) are not
+wired here yet.
 """
 
 from __future__ import annotations
@@ -102,13 +106,25 @@ def train_base(out: Path, options: dict) -> None:
     print(f"base: {len(job.targets)} targets, {job.left_out} molecules left out, {seconds:.0f} s")
 
 
+#: fine-tuning schedules measured against the default one (``from``): the spec options each changes
+SCHEDULES = {
+    "from": {},
+    "from-e15": {"epochs": 15},
+    "from-e60": {"epochs": 60},
+    "from-lr-half": {"lr": 5e-4},
+    "from-pull": {"base_pull": 0.01},
+    "from-freeze": {"base_freeze": 5},
+}
+
+
 def run_system(system: str, train: pd.DataFrame, test: pd.DataFrame, base: str | None, seed: int) -> dict:
     """Fit ``system`` on ``train`` (``smiles``, ``y``) and score ``test``."""
-    preset = "fast" if system.endswith("-fast") else "default"
     if system == "catboost":
         spec = TrainingSpec(arch="catboost", seed=seed)
+    elif system in SCHEDULES:
+        spec = TrainingSpec(seed=seed, base=base, **SCHEDULES[system])
     else:
-        spec = TrainingSpec(preset=preset, seed=seed, base=base if system.startswith("from") else None)
+        spec = TrainingSpec(preset="fast" if system.endswith("-fast") else "default", seed=seed)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "train.csv"
         train.to_csv(path, index=False)
@@ -145,6 +161,9 @@ def main() -> None:
         tasks = score_tasks(args.base_out)
         tasks.to_csv(args.out.with_name(args.out.name.replace("transfer_", "transfer_base_")), index=False)
         return
+    unknown = [s for s in args.systems if s not in (*SCHEDULES, "scratch", "scratch-fast", "catboost")]
+    if unknown:
+        parser.error(f"unknown systems {unknown}")
     if any(s.startswith("from") for s in args.systems) and not args.base:
         parser.error("--base is needed for the from systems")
     done = set()
