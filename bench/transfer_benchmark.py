@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from base_tasks import score_tasks  # noqa: E402
+from peers.chemprop_cli import train_and_predict  # noqa: E402
 from scaffold_test_molecules import scaffold_tests  # noqa: E402
 
 from scoremol.data.read import smiles_chunk  # noqa: E402
@@ -80,32 +81,66 @@ def subsample(train: pd.DataFrame, size: str, seed: int) -> pd.DataFrame:
     return train.sample(int(size), random_state=seed)
 
 
-def train_base(out: Path, options: dict) -> None:
-    """The benchmark base: every shared set but Biogen's, without any Biogen molecule and
-    without any input's scaffold-test molecules (so that its own figures are honest)."""
-    spec = TrainingSpec(**{**BASE_OPTIONS, **options})
+def base_job(spec: TrainingSpec):
+    """The benchmark base's training job: every shared set but Biogen's, without any Biogen
+    molecule and without any input's scaffold-test molecules (so that its own figures are honest)."""
     biogen = pd.read_csv(resolve("biogen")).SMILES.astype(str).str.strip()
     held = [*biogen, *(s for t in scaffold_tests(BASE_INPUTS).values() for s in t.smiles)]
     with tempfile.TemporaryDirectory() as tmp:
         listed = Path(tmp) / "held.smi"
         listed.write_text("\n".join(held) + "\n")
-        job = prepare_training(BASE_INPUTS, spec, exclude=str(listed))
-        start = time.perf_counter()
-        model = fit_spec(
-            job.data,
-            job.targets,
-            job.spec,
-            job.plan.network_descriptors,
-            rows=job.rows,
-            units=job.units,
-            tasks=job.tasks,
+        return prepare_training(BASE_INPUTS, spec, exclude=str(listed))
+
+
+def chemprop_base(out: Path, venv: Path, tasks_out: Path) -> None:
+    """chemprop 2.3.1 multi-task (its defaults) on the base's rows, kept for
+    ``--from-foundation``, and its figures on each scaffold test. Only the regression targets:
+    chemprop cannot mix yes/no and regression tasks in one model."""
+    job = base_job(TrainingSpec(**BASE_OPTIONS))
+    keep = [t for t, task in zip(job.targets, job.tasks) if task.kind == "regression"]
+    frame = pd.DataFrame({"smiles": job.data.graph_smiles(job.rows)})
+    names = [f"t{i}" for i in range(len(keep))]
+    for name, target in zip(names, keep):
+        frame[name] = job.data.column_values(target)[job.rows]
+    tests = {k: v for k, v in scaffold_tests(BASE_INPUTS).items() if REGISTRY[k].target_col in keep}
+    preds, seconds = train_and_predict(venv, 0, frame, names, tests, keep=out)
+    rows = []
+    for key, test in tests.items():
+        pred = preds[key][:, keep.index(REGISTRY[key].target_col)]
+        ok = np.isfinite(pred)
+        truth = test.y.to_numpy(float)[ok]
+        mae = float(np.mean(np.abs(pred[ok] - truth)))
+        rows.append(
+            {
+                "task": key,
+                "n_test": len(test),
+                "n_predicted": int(ok.sum()),
+                "mae": mae,
+                "spearman": float(spearmanr(pred[ok], truth).statistic),
+                "train_seconds": round(seconds, 1),
+                "model": "chemprop-mt",
+                "date": str(date.today()),
+            }
         )
-        seconds = time.perf_counter() - start
+        print(rows[-1], flush=True)
+    pd.DataFrame(rows).to_csv(tasks_out, index=False)
+
+
+def train_base(out: Path, options: dict) -> None:
+    """The benchmark base (:func:`base_job`), trained and saved."""
+    job = base_job(TrainingSpec(**{**BASE_OPTIONS, **options}))
+    start = time.perf_counter()
+    model = fit_spec(
+        job.data, job.targets, job.spec, job.plan.network_descriptors, rows=job.rows, units=job.units, tasks=job.tasks
+    )
+    seconds = time.perf_counter() - start
     model.metrics.update(left_out_biogen_and_tests=job.left_out, train_seconds=round(seconds, 1))
     save_model(model, out)
     print(f"base: {len(job.targets)} targets, {job.left_out} molecules left out, {seconds:.0f} s")
 
 
+#: chemprop's environment and its multi-task base (``--chemprop-base-out``), set from the command line
+CHEMPROP: dict[str, Path | None] = {"venv": Path("/tmp/scoremol-chemprop-venv"), "base": None}
 #: fine-tuning schedules measured against the default one (``from``): the spec options each changes
 SCHEDULES = {
     "from": {},
@@ -119,6 +154,11 @@ SCHEDULES = {
 
 def run_system(system: str, train: pd.DataFrame, test: pd.DataFrame, base: str | None, seed: int) -> dict:
     """Fit ``system`` on ``train`` (``smiles``, ``y``) and score ``test``."""
+    if system.startswith("chemprop"):
+        extra = ["--from-foundation", str(CHEMPROP["base"])] if system == "chemprop-from" else []
+        start = time.perf_counter()
+        preds, _ = train_and_predict(CHEMPROP["venv"], seed, train, ["y"], {"test": test}, extra)
+        return score(preds["test"][:, 0], test, time.perf_counter() - start)
     if system == "catboost":
         spec = TrainingSpec(arch="catboost", seed=seed)
     elif system in SCHEDULES:
@@ -137,6 +177,11 @@ def run_system(system: str, train: pd.DataFrame, test: pd.DataFrame, base: str |
     result = predict_part(model, smiles_chunk(test.smiles.tolist()))
     pred = np.full(len(test), np.nan)
     pred[result.graph_row] = result.mean[:, 0]
+    return score(pred, test, seconds)
+
+
+def score(pred: np.ndarray, test: pd.DataFrame, seconds: float) -> dict:
+    """MAE and Spearman of ``pred`` against ``test.y`` (over the predicted rows)."""
     keep = np.isfinite(pred)
     truth = test.y.to_numpy(float)
     return {
@@ -155,15 +200,28 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", default=["50", "100", "300", "1000", "all"])
     parser.add_argument("--systems", nargs="+", default=["scratch", "from", "catboost"])
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / f"transfer_{date.today()}.csv")
+    parser.add_argument("--chemprop-venv", type=Path, default=CHEMPROP["venv"])
+    parser.add_argument(
+        "--chemprop-base-out", type=Path, help="train chemprop multi-task on the base's rows, then stop"
+    )
+    parser.add_argument("--chemprop-base", type=Path, help="that model, for the chemprop-from system")
     args = parser.parse_args()
     if args.base_out is not None:
         train_base(args.base_out, {})
         tasks = score_tasks(args.base_out)
         tasks.to_csv(args.out.with_name(args.out.name.replace("transfer_", "transfer_base_")), index=False)
         return
-    unknown = [s for s in args.systems if s not in (*SCHEDULES, "scratch", "scratch-fast", "catboost")]
+    CHEMPROP.update(venv=args.chemprop_venv, base=args.chemprop_base)
+    if args.chemprop_base_out is not None:
+        tasks = args.out.with_name(args.out.name.replace("transfer_", "transfer_chemprop_base_"))
+        chemprop_base(args.chemprop_base_out, args.chemprop_venv, tasks)
+        return
+    known = (*SCHEDULES, "scratch", "scratch-fast", "catboost", "chemprop", "chemprop-from")
+    unknown = [s for s in args.systems if s not in known]
     if unknown:
         parser.error(f"unknown systems {unknown}")
+    if "chemprop-from" in args.systems and not args.chemprop_base:
+        parser.error("--chemprop-base is needed for chemprop-from")
     if any(s.startswith("from") for s in args.systems) and not args.base:
         parser.error("--base is needed for the from systems")
     done = set()

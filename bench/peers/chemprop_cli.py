@@ -18,10 +18,17 @@ RDKIT_FEATURES = ["--molecule-featurizers", "v1_rdkit_2d_normalized"]
 
 
 def train_and_predict(
-    venv: Path, seed: int, train: pd.DataFrame, targets: list[str], tests: dict[str, pd.DataFrame], extra=()
+    venv: Path,
+    seed: int,
+    train: pd.DataFrame,
+    targets: list[str],
+    tests: dict[str, pd.DataFrame],
+    extra=(),
+    keep: Path | None = None,
 ) -> tuple[dict[str, np.ndarray], float]:
     """Train on ``train`` (a ``smiles`` column and ``targets``, NaN = missing), predict each
-    test frame: predictions ``[n, len(targets)]`` per test name, and the training seconds."""
+    test frame: predictions ``[n, len(targets)]`` per test name, and the training seconds.
+    ``keep``: copy the trained model file there (a base for ``--from-foundation``)."""
     exe = str(venv / "bin" / "chemprop")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -37,6 +44,8 @@ def train_and_predict(
         subprocess.run(command, check=True, capture_output=True)
         seconds = time.perf_counter() - start
         model = sorted((tmp / "out").rglob("best*.pt"))[0]
+        if keep is not None:
+            keep.write_bytes(model.read_bytes())
         preds = {}
         for name, frame in tests.items():
             frame[["smiles"]].to_csv(tmp / "test.csv", index=False)
