@@ -145,14 +145,14 @@ def main() -> None:
     data = {t: split(t) for t in TASKS}
     done = set()
     if args.out.is_file():
-        old = pd.read_csv(args.out)
-        done = set(zip(old.system, old.seed, old.tasks))
+        old = pd.read_csv(args.out, keep_default_na=False)
+        done = set(zip(old.system, old.seed, old.tasks, old.options.astype(str)))
     for seed in args.seeds:
         spec = TrainingSpec(**{**options, "seed": seed})
         for system in args.systems:
             groups = [(t,) for t in args.tasks] if system == "single" else [MIXED if system == "mixed" else REGRESSION]
             for tasks in groups:
-                if (system, seed, "+".join(tasks)) in done:
+                if (system, seed, "+".join(tasks), " ".join(args.option)) in done:
                     continue
                 held = tasks if system == "single" else MIXED
                 model, seconds = fit(tasks, spec, [s for t in held for s in data[t]["test"].smiles])
