@@ -5,7 +5,7 @@ Run: python scripts/render_figures.py [--check]
 Computes each headline figure from the committed results files, writes them into
 ``scoremol/pretrained/figures.json`` (the model cards of ``scoremol models`` read it) and
 into every ``<!--fig:KEY-->VALUE<!--/fig-->`` marker of the docs (README.md,
-BENCHMARKS.md, docs/usage.md). ``--check`` changes nothing and fails when a figure in the
+BENCHMARKS.md, docs/usage.md, docs/benchmark_details.md). ``--check`` changes nothing and fails when a figure in the
 docs or the cards disagrees with its source; tests/test_docs_figures.py runs the check.
 """
 
@@ -21,7 +21,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-DOCS = [ROOT / "README.md", ROOT / "BENCHMARKS.md", ROOT / "docs" / "usage.md"]
+DOCS = [ROOT / "README.md", ROOT / "BENCHMARKS.md", ROOT / "docs" / "usage.md", ROOT / "docs" / "benchmark_details.md"]
 CARDS = ROOT / "scoremol" / "pretrained" / "figures.json"
 MARKER = re.compile(r"<!--fig:([\w.\-]+)-->(.*?)<!--/fig-->")
 
