@@ -59,7 +59,8 @@ def target_checks(summary: pd.DataFrame) -> list[str]:
             gain = (1 - mae.loc[small, "from"] / mae.loc[small, "scratch"]).mean() if small else float("nan")
             parts.append(f"fine-tuned MAE {gain:.1%} below scratch at <=300 molecules (mean of sizes)")
             if "all" in mae.index:
-                parts.append(f"at full size {mae.loc['all', 'from'] / mae.loc['all', 'scratch'] - 1:+.1%} against scratch")
+                full = mae.loc["all", "from"] / mae.loc["all", "scratch"] - 1
+                parts.append(f"at full size {full:+.1%} against scratch")
                 parts.append(f"time ratio at full size {secs.loc['all', 'from'] / secs.loc['all', 'scratch']:.2f}")
         if {"from", "catboost"} <= set(mae.columns) and small:
             parts.append(f"below CatBoost at <=300: {(mae.loc[small, 'from'] < mae.loc[small, 'catboost']).mean():.0%}")
