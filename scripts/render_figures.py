@@ -47,6 +47,8 @@ DRUG_LIKE_DISTILLED = {
 }
 #: every bundled model's prediction speed (bench/model_speed.py), by sitting
 SPEED_RUNS = "model_speed.csv"
+#: the bundled adme base's figures on each scaffold test (bench/base_tasks.py)
+ADME_TASKS = "adme_tasks_2026-12-07.csv"
 
 
 def compute() -> dict[str, str]:
@@ -84,6 +86,12 @@ def compute() -> dict[str, str]:
             figures[f"speed.{model}.mol_s"] = (
                 f"{int(latest.molecules_per_s // 10 * 10 + (10 if latest.molecules_per_s % 10 >= 5 else 0)):,}"
             )
+    if (RESULTS / ADME_TASKS).is_file():
+        for row in pd.read_csv(RESULTS / ADME_TASKS).itertuples():
+            for metric in ("mae", "spearman", "cover90", "auroc", "ece", "set_cover90"):
+                value = getattr(row, metric, float("nan"))
+                if pd.notna(value):
+                    figures[f"adme.{row.label}.{metric}"] = f"{value:.3f}"
     admet = pd.read_csv(RESULTS / DRUG_LIKE_RUN)
     if "output" in admet:
         for _, row in admet[admet.output.notna()].iterrows():
@@ -141,6 +149,7 @@ def main() -> int:
             doc.write_text(text)
     # the cards' figures: every {key} the model cards of scoremol/pretrained name
     wanted = set(re.findall(r"\{([\w.\-]+)\}", (ROOT / "scoremol" / "pretrained" / "__init__.py").read_text()))
+    wanted |= {k for k in figures if k.startswith("adme.")}  # its task cards are built from the task list
     CARDS.write_text(json.dumps({k: figures[k] for k in sorted(wanted) if k in figures}, indent=1) + "\n")
     print(f"{len(figures)} figures rendered")
     return 0
