@@ -137,8 +137,6 @@ def export_onnx(model: TrainedModel, directory: str | Path) -> OnnxExport:
         raise ScoremolError("ONNX export needs the onnx extra: pip install 'scoremol[onnx]'") from None
     if model.is_tree_only:
         raise ScoremolError("a CatBoost-only model has no networks to export")
-    if any(model.classify):
-        raise ScoremolError("export writes regression models; this one has a yes/no target (not exported yet)")
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     module = TraceableNetworks(model).eval()
@@ -239,8 +237,13 @@ def _export_trees(model: TrainedModel, directory: Path, sample) -> tuple[list[Pa
         partial = directory / f".tree_{k}.onnx.partial"  # moved into place once checked
         booster.save_model(str(partial), format="onnx")
         session = ort.InferenceSession(str(partial), _session_options(), providers=["CPUExecutionProvider"])
-        got = np.asarray(session.run(None, {session.get_inputs()[0].name: raw})[0]).reshape(-1)
-        worst = max(worst, float(np.max(np.abs(got - booster.predict(raw)))))
+        outputs = session.run(None, {session.get_inputs()[0].name: raw})
+        if model.classify[k]:  # a classifier gives labels and {class: probability} maps: compare p(class 1)
+            got = np.array([row[1] for row in outputs[1]], np.float64)
+            want = 1.0 / (1.0 + np.exp(-booster.predict(raw)))  # a classifier's raw value is its logit
+        else:
+            got, want = np.asarray(outputs[0]).reshape(-1), booster.predict(raw)
+        worst = max(worst, float(np.max(np.abs(got - want))))
         if not worst <= TOLERANCE:
             partial.unlink(missing_ok=True)
             raise ScoremolError(f"the ONNX tree differs from CatBoost by {worst:.3g} (allowed {TOLERANCE})")
@@ -267,8 +270,31 @@ def _describe(model: TrainedModel, trees: list[Path], difference: float) -> dict
         "trees": {
             p.name: {"target": (t := int(p.stem.split("_")[1])), "weight": float(model.tree.weights[t])} for p in trees
         },
-        "blend": "mean = (1 - weight) * networks.mean + weight * tree, per target with a tree (its own weight)",
+        "blend": "mean = (1 - weight) * networks.mean + weight * tree, per target with a tree (its own weight); "
+        "for a yes/no target both terms are logits (the tree's: log(p / (1 - p)) of its 'probabilities' output for "
+        "class 1) and the blended logit goes through the target's calibration",
+        "kinds": list(model.target_kinds or ["regression"] * len(model.target_names)),
+        "classes": [list(c) if c else None for c in (model.target_classes or [None] * len(model.target_names))],
+        "calibration": [_probability_map(model, t) for t in range(len(model.target_names))],
         "max_difference_from_pytorch": difference,
+    }
+
+
+def _probability_map(model: TrainedModel, t: int) -> dict | None:
+    """How a yes/no target's blended logit becomes its probability (None for a regression
+    target): Platt's slope and intercept, or the isotonic curve's knots (linear between them)."""
+    if not model.classify[t]:
+        return None
+    calibration = None if model.calibration is None else model.calibration[t]
+    if calibration is None:
+        return {"method": "sigmoid", "formula": "p = 1 / (1 + exp(-logit))"}
+    if len(calibration.knots_x):
+        return {"method": "isotonic", "knots_x": calibration.knots_x.tolist(), "knots_y": calibration.knots_y.tolist()}
+    return {
+        "method": "platt",
+        "slope": calibration.slope,
+        "intercept": calibration.intercept,
+        "formula": "p = 1 / (1 + exp(-(slope * logit + intercept)))",
     }
 
 

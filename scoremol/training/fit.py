@@ -136,7 +136,7 @@ def fit_blend(
     from scoremol.models.catboost import fit_tree_blend
 
     weight = config.catboost_weight if weights is None else weights
-    return fit_tree_blend(full, target_names, rows, weight, seed=config.seed, trees=trees)
+    return fit_tree_blend(full, target_names, rows, weight, seed=config.seed, trees=trees, classify=classify)
 
 
 def calibrate_members(

@@ -150,3 +150,24 @@ def test_explain_attributes_the_positive_class_logit(trained):
     logit = predict_part(model, smiles_chunk([smiles])).mean[0, 0]
     assert result.ok and len(result.weights) == 12
     assert result.prediction == pytest.approx(logit, abs=1e-4)  # the logit, not a probability in [0, 1]
+
+
+def test_a_blended_yes_no_target_gets_a_classifier_tree_blended_as_a_logit(bbb, tmp_path):
+    """The tree of a yes/no target is a CatBoost classifier (log loss), and the model's
+    logit is the blend of the networks' logit and the tree's raw (log-odds) output."""
+    from scoremol.models.catboost import catboost_from_bytes
+
+    bbb[bbb.set == "train"].head(80)[["smiles", "bbb"]].to_csv(tmp_path / "train.csv", index=False)
+    spec = TrainingSpec(**{**FAST, "epochs": 2, "hidden": 16, "blend_catboost": 0.5}, calibrate=False)
+    job = prepare_training(str(tmp_path / "train.csv"), spec, ["bbb"])
+    model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors, tasks=job.tasks)
+    booster = catboost_from_bytes(model.tree.blobs[0])
+    assert booster.get_all_params()["loss_function"] == "Logloss"
+    ids = np.arange(20)
+    blended = model.predict(job.data, ids=ids, domain=False).mean[:, 0]
+    networks = model.without_tree().predict(job.data, ids=ids, domain=False).mean[:, 0]
+    from scoremol.models.catboost import catboost_features
+
+    raw = booster.predict(catboost_features(job.data, morgan=False)[ids])
+    assert np.allclose(blended, 0.5 * networks + 0.5 * raw, atol=1e-5)
+    assert np.abs(raw).max() > 1.0  # log-odds, not a probability in [0, 1]

@@ -72,6 +72,40 @@ def test_the_cli_exports_the_bundled_fast_model(tmp_path):
     assert "wrote 1 ONNX file(s)" in err and "torchvision" not in err  # none of the exporter's logging
 
 
+@pytest.mark.slow
+def test_a_yes_no_model_exports_logits_a_classifier_tree_and_its_calibration(tmp_path):
+    import pandas as pd
+
+    from scoremol.data.registry import resolve
+    from scoremol.models.onnx import export_onnx
+    from scoremol.spec import TrainingSpec
+    from scoremol.training.setup import fit_spec, prepare_training
+
+    frame = pd.read_csv(resolve("pharmabench-bbb")).head(120)
+    pd.DataFrame({"smiles": frame.Smiles_unify, "bbb": frame.value.map({1.0: "yes", 0.0: "no"})}).to_csv(
+        tmp_path / "bbb.csv", index=False
+    )
+    spec = TrainingSpec(hidden=16, epochs=1, ensemble=2, blend_catboost=0.3, seed=0)
+    job = prepare_training(str(tmp_path / "bbb.csv"), spec, ["bbb"])
+    model = fit_spec(job.data, job.targets, job.spec, job.plan.network_descriptors, tasks=job.tasks)
+    done = export_onnx(model, tmp_path / "onnx")
+    sidecar = json.loads(done.sidecar.read_text())
+    assert sidecar["kinds"] == ["classification"] and sidecar["classes"] == [["no", "yes"]]
+    platt = sidecar["calibration"][0]
+    assert platt["method"] == "platt" and done.max_difference < 1e-3
+    networks = ort.InferenceSession(str(done.networks), providers=["CPUExecutionProvider"])
+    tree = ort.InferenceSession(str(done.trees[0]), providers=["CPUExecutionProvider"])
+    ids = np.arange(40)
+    logit = networks.run(["mean"], _inputs(model, job.data, ids))[0][:, 0].astype(np.float64)
+    raw = job.data.descriptors[ids].astype(np.float32)
+    p_tree = np.array([row[1] for row in tree.run(None, {tree.get_inputs()[0].name: raw})[1]])
+    w = sidecar["trees"]["tree_0.onnx"]["weight"]
+    blended = (1 - w) * logit + w * np.log(p_tree / (1 - p_tree))
+    onnx_p = 1 / (1 + np.exp(-(platt["slope"] * blended + platt["intercept"])))
+    expected = model.probability(0, model.predict(job.data, ids=ids, domain=False).mean[:, 0])
+    np.testing.assert_allclose(onnx_p, expected, atol=1e-3)
+
+
 def test_a_tree_only_model_has_nothing_to_export(tmp_path):
     from scoremol.errors import ScoremolError
     from scoremol.models.onnx import export_onnx
