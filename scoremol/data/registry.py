@@ -36,14 +36,12 @@ class DatasetInfo:
     label: str = ""
     #: ``regression`` or ``classification`` (a yes/no assay: 0/1 in the file)
     kind: str = "regression"
-    #: the file's column holding the target when it is not ``target_col`` (PharmaBench's
-    #: files all call theirs ``value``; read under ``target_col`` so that several sets in one
-    #: model are several targets)
+    #: the file's target column when not ``target_col`` (PharmaBench's ``value``, read under
+    #: ``target_col`` so that several sets in one model are several targets)
     file_target_col: str = ""
     #: the file's column assigning each row to ``train`` or ``test`` (its scaffold split)
     split_col: str = ""
-    #: added to the file's values so that one property has one unit across data sets
-    #: (PharmaBench's water solubility: log10(nmol/L) - 9 = log10(mol/L), as AqSolDB's)
+    #: added to the file's values: one unit per property (PharmaBench water: log10 nmol/L - 9)
     offset: float = 0.0
     #: the file's other measured columns a model may learn: (column, label, units)
     other_targets: tuple[tuple[str, str, str], ...] = ()
