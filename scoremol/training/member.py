@@ -181,8 +181,9 @@ def fit_member(job: MemberJob, on_epoch: EpochCallback | None = None) -> Member:
     epoch = 0
     for epoch in range(1, config.epochs + 1):
         model.train()
-        for name, param in model.named_parameters():  # staged unfreezing: the head alone first
-            param.requires_grad_(epoch > job.freeze or name.startswith("head."))
+        if job.freeze and epoch <= job.freeze + 1:  # staged unfreezing: the head alone first
+            for name, param in model.named_parameters():
+                param.requires_grad_(epoch > job.freeze or name.startswith("head."))
         order = generator.permutation(len(train_graphs))
         total, count = 0.0, 0
         for start in range(0, len(order), config.batch_size):

@@ -67,7 +67,7 @@ class CVPlan:
     json: bool = option(False, "Print the summary as JSON on standard output.", OUTPUT, negatable=False)
 
     def __post_init__(self) -> None:
-        if self.folds_file is not None and self.folds != 5:
+        if self.folds_file is not None and self.folds != CVPlan.__dataclass_fields__["folds"].default:
             raise ValueError("--folds and --folds-file both choose the folds; give one of them")
 
 
