@@ -81,11 +81,13 @@ def subsample(train: pd.DataFrame, size: str, seed: int) -> pd.DataFrame:
     return train.sample(int(size), random_state=seed)
 
 
-def base_job(spec: TrainingSpec):
+def base_job(spec: TrainingSpec, tests: dict | None = None):
     """The benchmark base's training job: every shared set but Biogen's, without any Biogen
-    molecule and without any input's scaffold-test molecules (so that its own figures are honest)."""
+    molecule and without any input's scaffold-test molecules (so that its own figures are honest).
+    ``tests``: :func:`scaffold_tests` of the base's inputs, when the caller has read them."""
     biogen = pd.read_csv(resolve("biogen")).SMILES.astype(str).str.strip()
-    held = [*biogen, *(s for t in scaffold_tests(BASE_INPUTS).values() for s in t.smiles)]
+    tests = scaffold_tests(BASE_INPUTS) if tests is None else tests
+    held = [*biogen, *(s for t in tests.values() for s in t.smiles)]
     with tempfile.TemporaryDirectory() as tmp:
         listed = Path(tmp) / "held.smi"
         listed.write_text("\n".join(held) + "\n")
@@ -96,13 +98,14 @@ def chemprop_base(out: Path, venv: Path, tasks_out: Path) -> None:
     """chemprop 2.3.1 multi-task (its defaults) on the base's rows, kept for
     ``--from-foundation``, and its figures on each scaffold test. Only the regression targets:
     chemprop cannot mix yes/no and regression tasks in one model."""
-    job = base_job(TrainingSpec(**BASE_OPTIONS))
+    every_test = scaffold_tests(BASE_INPUTS)
+    job = base_job(TrainingSpec(**BASE_OPTIONS), every_test)
     keep = [t for t, task in zip(job.targets, job.tasks) if task.kind == "regression"]
     frame = pd.DataFrame({"smiles": job.data.graph_smiles(job.rows)})
     names = [f"t{i}" for i in range(len(keep))]
     for name, target in zip(names, keep):
         frame[name] = job.data.column_values(target)[job.rows]
-    tests = {k: v for k, v in scaffold_tests(BASE_INPUTS).items() if REGISTRY[k].target_col in keep}
+    tests = {k: v for k, v in every_test.items() if REGISTRY[k].target_col in keep}
     preds, seconds = train_and_predict(venv, 0, frame, names, tests, keep=out)
     rows = []
     for key, test in tests.items():
