@@ -170,13 +170,19 @@ class TrainingSpec:
     class_weights: bool = option(
         False,
         "Yes/no targets: weigh positive labels by negatives/positives in the loss (balanced classes); off by "
-        "default: calibration, not the loss, makes the probabilities right (measured in BENCHMARKS.md).",
+        "default: calibration, not the loss, makes the probabilities right.",
         TRAINING,
     )
     calibrate: bool = option(
         True,
         "Each member holds out a tenth of the molecules (a fold each) to calibrate prediction intervals and the "
         "applicability domain; --no-calibrate trains every member on everything and predicts without intervals.",
+        TRAINING,
+    )
+    holdout: Literal["random", "scaffold"] = option(
+        "random",
+        "How members choose the molecules they hold out to calibrate: random, or scaffold (Bemis-Murcko groups "
+        "kept whole, so intervals and the domain are sized for new series).",
         TRAINING,
     )
     neighbours: int = option(
@@ -230,6 +236,8 @@ class TrainingSpec:
             raise ValueError(f"unknown arch {self.arch!r}; choose one of {', '.join(known)}")
         if not 0.0 <= self.task_balance <= 1.0:
             raise ValueError(f"task_balance must be in [0, 1], got {self.task_balance}")
+        if self.holdout not in ("random", "scaffold"):
+            raise ValueError(f"unknown holdout {self.holdout!r}; choose random or scaffold")
 
     @classmethod
     def from_options(cls, **options: Any) -> TrainingSpec:

@@ -38,6 +38,8 @@ class TrainConfig:
     catboost_weight: float = DEFAULTS.blend_catboost
     #: members hold out a fold each to calibrate intervals and the domain (training.holdout)
     calibrate: bool = DEFAULTS.calibrate
+    #: how members choose their held-out molecules: ``random`` or ``scaffold`` groups
+    holdout: str = DEFAULTS.holdout
     #: label weights ~ n_t ** -task_balance across targets (0: every label counts once)
     task_balance: float = DEFAULTS.task_balance
     #: training molecules the domain's similarity averages over (0: chosen on held-out errors)

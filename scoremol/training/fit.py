@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -62,12 +62,13 @@ def build_graphs(
 
 
 def calibration_folds(
-    n: int, config: TrainConfig, eligible: np.ndarray | None = None
+    n: int, config: TrainConfig, eligible: np.ndarray | None = None, smiles: Sequence[str] | None = None
 ) -> tuple[np.ndarray | None, bool]:
     """The members' held-out folds of ``n`` training molecules (None when they calibrate
     nothing), and whether only the ``eligible`` ones (bool ``[n]``) were held out. Too few
-    eligible molecules fall back to a random fold of all of them (see
-    :func:`~scoremol.training.holdout.holdout_folds`)."""
+    eligible molecules fall back to a fold of all of them (see
+    :func:`~scoremol.training.holdout.holdout_folds`). ``smiles`` ``[n]``: the molecules,
+    for ``config.holdout == "scaffold"``."""
     if not config.calibrate:
         return None, False
     from scoremol.training.holdout import holdout_folds
@@ -76,7 +77,8 @@ def calibration_folds(
         folds = holdout_folds(n, config.ensemble, config.val_fraction, config.seed, eligible)
         if folds is not None:
             return folds, True
-    return holdout_folds(n, config.ensemble, config.val_fraction, config.seed), False
+    groups = smiles if config.holdout == "scaffold" else None
+    return holdout_folds(n, config.ensemble, config.val_fraction, config.seed, smiles=groups), False
 
 
 def plan_members(
@@ -242,7 +244,8 @@ def train_model(
             descriptor_scaler = base.model.descriptor_scaler
     graphs = build_graphs(data, target_scaler.transform(y_all), rows, descriptor_scaler)
     eligible = None if calibrate_on is None else np.asarray(calibrate_on, dtype=bool)[rows]
-    folds, only_eligible = calibration_folds(len(graphs), config, eligible)
+    smiles = data.graph_smiles(rows) if config.holdout == "scaffold" else None
+    folds, only_eligible = calibration_folds(len(graphs), config, eligible, smiles)
     if folds is not None:  # before any training: every target needs held-out labels to calibrate on
         held = folds < min(config.ensemble, int(folds.max()) + 1)
         known = np.isfinite(y_all) if measured is None else np.isfinite(y_all) & np.asarray(measured, bool)[rows]

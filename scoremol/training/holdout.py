@@ -36,10 +36,18 @@ MIN_HELD_OUT = 20
 
 
 def holdout_folds(
-    n: int, ensemble: int, val_fraction: float, seed: int, eligible: np.ndarray | None = None
+    n: int,
+    ensemble: int,
+    val_fraction: float,
+    seed: int,
+    eligible: np.ndarray | None = None,
+    smiles: Sequence[str] | None = None,
 ) -> np.ndarray | None:
     """A fold for each of ``n`` training molecules, or None when the members would hold
     out fewer than :data:`MIN_HELD_OUT` molecules between them.
+
+    ``smiles`` (``[n]``): hold out whole Bemis-Murcko scaffold groups instead of random
+    molecules, so the held-out errors are those of new series, as a scaffold test's are.
 
     ``eligible`` (bool ``[n]``): only these molecules may be held out. Each member's fold is
     drawn from them (at most the usual ``n // k`` each, fewer when they run out) and every
@@ -59,6 +67,10 @@ def holdout_folds(
         return folds
     if min(ensemble, k) * (n // k) < MIN_HELD_OUT:
         return None
+    if smiles is not None:
+        from scoremol.data.splits import make_folds
+
+        return make_folds(list(smiles), k, "scaffold", seed)
     folds = np.arange(n) % k
     return np.random.default_rng(seed).permutation(folds)
 

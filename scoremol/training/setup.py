@@ -56,6 +56,7 @@ _TRAIN_FIELDS = (
     "ensemble",
     "device",
     "calibrate",
+    "holdout",
     "task_balance",
     "neighbours",
     "domain_dims",

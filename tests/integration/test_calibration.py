@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 
 import numpy as np
@@ -50,6 +51,23 @@ def test_folds_hold_out_only_eligible_molecules():
     few[:60] = True
     assert np.bincount(holdout_folds(1000, 2, 0.0, 0, few)[few]).tolist() == [30, 30]
     assert holdout_folds(1000, 2, 0.0, 0, np.arange(1000) < MIN_HELD_OUT - 1) is None
+
+
+def test_scaffold_holdout_keeps_each_scaffold_in_one_fold(esol_data):
+    from scoremol.data.splits import scaffold_of
+    from scoremol.training.config import TrainConfig
+    from scoremol.training.fit import calibration_folds
+
+    smiles = esol_data.graph_smiles(np.arange(400))
+    config = TrainConfig(ensemble=4, val_fraction=0.0, calibrate=True, seed=0, holdout="scaffold")
+    folds, _ = calibration_folds(400, config, smiles=smiles)
+    scaffolds = pd.Series([scaffold_of(s) for s in smiles])
+    ringed = scaffolds != ""  # acyclic molecules are groups of one
+    assert (pd.Series(folds)[ringed].groupby(scaffolds[ringed]).nunique() == 1).all()
+    assert sorted(set(folds.tolist())) == list(range(HOLDOUT_FOLDS)) and np.bincount(folds).min() >= 30
+    random, _ = calibration_folds(400, dataclasses.replace(config, holdout="random"), smiles=smiles)
+    split = pd.Series(random)[ringed].groupby(scaffolds[ringed]).nunique()
+    assert (split > 1).any()  # a random holdout splits some series, which is what scaffold avoids
 
 
 def test_calibration_folds_fall_back_to_a_random_fold_when_too_few_are_eligible():

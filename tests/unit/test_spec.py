@@ -189,3 +189,16 @@ def test_device_errors_name_the_device():
     if not torch.cuda.is_available():
         with pytest.raises(ScoremolError, match="device 'cuda' requested but no CUDA device is available"):
             resolve_device("cuda")
+
+
+def test_every_training_option_of_the_spec_reaches_the_train_config():
+    import dataclasses
+
+    from scoremol.training.config import TrainConfig
+    from scoremol.training.setup import _TRAIN_FIELDS
+
+    config_fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    assert set(_TRAIN_FIELDS) <= config_fields and "holdout" in _TRAIN_FIELDS
+    assert TrainConfig().holdout == DEFAULTS.holdout == "random"
+    with pytest.raises(ValueError, match="choose random or scaffold"):
+        TrainingSpec(holdout="by-weight")
