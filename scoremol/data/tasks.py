@@ -90,6 +90,8 @@ def decide_task(target: str, values: Iterable[str], asked: str | None = None, kn
                 "scoremol classifies yes/no targets"
             )
         why = "as asked" if asked else "the data set's kind" if known else "two classes, not numbers"
+        if numeric and {float(n) for n in names} == {0.0, 1.0}:  # 0.0 and 1.0 are written 0 and 1
+            return TaskDecision(target, CLASSIFICATION, ("0", "1"), why)
         return TaskDecision(target, CLASSIFICATION, _order(names), why)
     if not numeric and distinct:
         words = [d for d, number in zip(distinct, numbers) if np.isnan(number)]

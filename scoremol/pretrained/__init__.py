@@ -52,6 +52,44 @@ class BundledModel:
         return HERE / self.filename
 
 
+#: the ``adme`` base's tasks, in its target order: (label, what it answers, yes/no)
+ADME_TASKS: tuple[tuple[str, str, bool], ...] = (
+    ("logS", "water solubility, log10(mol/L) (AqSolDB)", False),
+    ("logD", "octanol/water distribution at pH 7.4 (AstraZeneca)", False),
+    ("logSol_pH6.8", "kinetic solubility in pH 6.8 buffer, log10(ug/mL) (Biogen)", False),
+    ("logHLM_CLint", "human liver microsome clearance, log10(mL/min/kg) (Biogen)", False),
+    ("logRLM_CLint", "rat liver microsome clearance, log10(mL/min/kg) (Biogen)", False),
+    ("logMDR1_ER", "MDR1-MDCK efflux ratio, log10 (Biogen)", False),
+    ("logPPB_human", "human plasma protein binding, log10(% unbound) (Biogen)", False),
+    ("logPPB_rat", "rat plasma protein binding, log10(% unbound) (Biogen)", False),
+    ("logD_PB", "logD at pH 7.4 (PharmaBench)", False),
+    ("logS_PB", "water solubility, log10(mol/L) (PharmaBench)", False),
+    ("BBB", "probability of crossing the blood-brain barrier (PharmaBench)", True),
+    ("Ames", "probability of a mutagenic Ames test (PharmaBench)", True),
+    ("PPB_fb", "plasma protein binding, fraction bound (PharmaBench)", False),
+    ("CYP2C9", "CYP2C9 inhibition, values 0-100 as upstream (PharmaBench)", False),
+    ("CYP2D6", "CYP2D6 inhibition, values 0-100 as upstream (PharmaBench)", False),
+    ("CYP3A4", "CYP3A4 inhibition, values 0-100 as upstream (PharmaBench)", False),
+    ("logCL_HLM", "human microsomal clearance, log10(mL/min/g) (PharmaBench)", False),
+    ("logCL_RLM", "rat microsomal clearance, log10(mL/min/g) (PharmaBench)", False),
+    ("logCL_MLM", "mouse microsomal clearance, log10(mL/min/g) (PharmaBench)", False),
+)
+
+
+def _adme_card(label: str, question: str, yes_no: bool) -> TaskCard:
+    """One ``adme`` task: its column and its figures on its own scaffold test, if one is shared."""
+    column = f"{label}_prob" if yes_no else f"{label}_pred"
+    if not any(key.startswith(f"adme.{label}.") for key in FIGURES):
+        return TaskCard(column, question, "no shared scaffold split to score it on")
+    if yes_no:
+        key = f"adme.{label}"
+        text = f"scaffold test AUROC {{{key}.auroc}}, ECE {{{key}.ece}}; 90 % sets cover {{{key}.set_cover90}}"
+        return TaskCard(column, question, figures(text))
+    key = f"adme.{label}"
+    text = f"scaffold test MAE {{{key}.mae}}, Spearman {{{key}.spearman}}; 90 % interval covers {{{key}.cover90}}"
+    return TaskCard(column, question, figures(text))
+
+
 MODELS: dict[str, BundledModel] = {
     m.name: m
     for m in (
@@ -133,6 +171,18 @@ MODELS: dict[str, BundledModel] = {
             "ESOL, 1,128 molecules",
             "ESOL 5-fold RMSE 0.575",
             figures("{speed.esol-fast.mol_s} molecules/s"),
+        ),
+        BundledModel(
+            "adme",
+            "adme_base.pt",
+            "base for --from: 4 DMPNN/SCORE networks (no tree), 19 ADME tasks at once, 17 numbers and 2 yes/no",
+            "AqSolDB, AstraZeneca logD, Biogen's six assays, PharmaBench's eleven sets, less every scaffold test",
+            figures(
+                "AqSolDB MAE {adme.logS.mae}; logD MAE {adme.logD.mae}; BBB AUROC {adme.BBB.auroc}; "
+                "Ames AUROC {adme.Ames.auroc} (each its scaffold test)"
+            ),
+            figures("{speed.adme.mol_s} molecules/s"),
+            tasks=tuple(_adme_card(*task) for task in ADME_TASKS),
         ),
     )
 }

@@ -151,3 +151,33 @@ def test_a_model_file_named_like_a_bundled_model_wins(tmp_path, monkeypatch):
     (tmp_path / "fast").write_bytes(b"not a model")
     assert resolve_model(Path("fast")) == (Path("fast"), None)
     assert resolve_model(Path("other.pt")) == (Path("other.pt"), None)  # not found later, by load_model
+
+
+#: distinct molecules of every shared ADME set once the 14,306 scaffold-test molecules are left out
+ADME_TRAINING_MOLECULES = 41_554
+
+
+def test_bundled_adme_base_learned_every_shared_adme_task_and_never_a_scaffold_test():
+    from scoremol.pretrained import ADME_TASKS, MODELS
+
+    path = bundled_model_path("adme")
+    assert path.stat().st_size < 40 * 1024 * 1024  # the ceiling for a shipped base
+    model = load_model(path)
+    assert model.target_labels == [label for label, _, _ in ADME_TASKS]
+    assert model.classify == [yes_no for _, _, yes_no in ADME_TASKS]
+    assert [t.column for t in MODELS["adme"].tasks] == [
+        f"{label}_prob" if yes_no else f"{label}_pred" for label, _, yes_no in ADME_TASKS
+    ]
+    assert model.tree is None and len(model.members) == DEFAULTS.ensemble
+    # trained without any scaffold-test molecule, so its card's figures are honest
+    assert model.metrics["n_train_molecules"] == ADME_TRAINING_MOLECULES
+
+
+def test_bundled_adme_base_answers_solubility_lipophilicity_and_yes_no_sensibly():
+    frame = _predict_examples(load_model(bundled_model_path("adme")))
+    _sensible(frame["logS_pred"].astype(float))
+    logd = frame["logD_pred"].astype(float)
+    assert logd["naphthalene"] > logd["caffeine"] > logd["glucose"]
+    for label in ("BBB", "Ames"):
+        prob = frame[f"{label}_prob"].astype(float)
+        assert prob.between(0, 1).all() and frame[f"{label}_set"].isin(["{0}", "{1}", "{0,1}"]).all()

@@ -20,6 +20,8 @@ def test_zero_and_one_are_classes_and_the_summary_says_how_to_regress_them():
     decision = decide_task("ames", ["1", "0.0", "1.0", "0"])
     assert decision.kind == "classification" and decision.classes == ("0", "1")
     assert "--task-type ames=regression" in decision.why
+    # a registered yes/no set written 0.0 / 1.0 (PharmaBench BBB) names its classes 0 and 1 too
+    assert decide_task("BBB", ["0.0", "1.0"], known="classification").classes == ("0", "1")
 
 
 def test_other_two_valued_numbers_stay_a_regression_and_say_so():
