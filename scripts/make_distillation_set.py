@@ -45,25 +45,27 @@ def training_smiles() -> tuple[list[str], set[str]]:
     return keep, known
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--molecules", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("-o", "--output", type=Path, required=True)
-    args = parser.parse_args()
-    random.seed(args.seed)
-    smiles, known = training_smiles()
+def fragment_pool(smiles: list[str]) -> list[Chem.Mol]:
+    """The BRICS fragments of the drug-sized molecules among ``smiles``, in a fixed order."""
     fragments = set()
     for s in smiles:
         mol = Chem.MolFromSmiles(s)
         if mol is not None and 8 <= mol.GetNumHeavyAtoms() <= 60:
             fragments.update(BRICS.BRICSDecompose(mol))
     pool = [Chem.MolFromSmiles(f) for f in sorted(fragments)]
-    pool = [f for f in pool if f is not None]
+    return [f for f in pool if f is not None]
+
+
+def recombine(pool: list[Chem.Mol], known: set[str], molecules: int, seed: int) -> list[str]:
+    """Up to ``molecules`` new drug-sized molecules (canonical SMILES, sorted) recombined from
+    ``pool``, none of them in ``known``. Seeds Python's ``random``, which BRICSBuild's
+    scrambling reads too, so one seed gives one set."""
+    random.seed(seed)
+    pool = list(pool)
     random.shuffle(pool)
     made: set[str] = set()
     attempts = 0
-    while len(made) < args.molecules and attempts < 50 * args.molecules:
+    while len(made) < molecules and attempts < 50 * molecules:
         attempts += 1
         # a few random fragments at a time: BRICSBuild over the whole pool would enumerate
         # the first fragments' products exhaustively, not sample the chemistry
@@ -81,8 +83,20 @@ def main() -> None:
         text = Chem.MolToSmiles(product)
         if text not in known:
             made.add(text)
-    args.output.write_text("".join(f"{s}\n" for s in sorted(made)))
-    print(f"{len(fragments):,} fragments from {len(smiles):,} training molecules; {len(made):,} new molecules")
+    return sorted(made)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--molecules", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    args = parser.parse_args(argv)
+    smiles, known = training_smiles()
+    pool = fragment_pool(smiles)
+    made = recombine(pool, known, args.molecules, args.seed)
+    args.output.write_text("".join(f"{s}\n" for s in made))
+    print(f"{len(pool):,} fragments from {len(smiles):,} training molecules; {len(made):,} new molecules")
 
 
 if __name__ == "__main__":
