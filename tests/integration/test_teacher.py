@@ -138,7 +138,19 @@ def test_cli_distills_a_student_and_cv_refuses_a_teacher(esol, teacher_path, tmp
     esol[300:500][["smiles", "logS", "mw"]].to_csv(tmp_path / "labelled.csv", index=False)
     esol[500:600][["smiles"]].to_csv(tmp_path / "extra.smi", index=False, header=False)
     out = tmp_path / "student.pt"
-    args = ["--arch", "gcn", "--hidden", "16", "--epochs", "2", "--ensemble", "1", "--no-descriptors"]
+    args = [
+        "--arch",
+        "gcn",
+        "--hidden",
+        "16",
+        "--epochs",
+        "2",
+        "--ensemble",
+        "1",
+        "--no-descriptors",
+        "--blend-catboost",
+        "0",
+    ]
     _, err, code = run_cli(
         "train", str(tmp_path / "labelled.csv"), "-t", "logS", "-t", "mw", *args,
         "--teacher", teacher_path, "--unlabelled", str(tmp_path / "extra.smi"), "-o", str(out),
