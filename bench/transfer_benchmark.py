@@ -16,8 +16,10 @@ molecules (as many as the assay has), the same test molecules at every size, sub
 default recipe with ``--from`` the base: its fine-tuning schedule), ``catboost``, the fast
 preset from scratch, and other fine-tuning schedules (:data:`SCHEDULES`). Rows are appended
 as they finish (MAE, Spearman, training seconds) and a finished (assay, size, seed, system)
-is skipped on a rerun. The chemprop systems (from scratch, ``--from-foundation``) are not
-wired here yet.
+is skipped on a rerun. chemprop 2.3.1 runs from scratch (``chemprop``) and from a chemprop
+multi-task model of the base's rows (``chemprop-from``, ``--from-foundation``; train it once
+with ``--chemprop-base-out``). Not wired yet: the joint reference (the base's rows and the
+assay trained together in one run).
 """
 
 from __future__ import annotations
