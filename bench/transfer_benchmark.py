@@ -173,10 +173,17 @@ def run_system(system: str, train: pd.DataFrame, test: pd.DataFrame, base: str |
         spec = TrainingSpec(seed=seed, base=base, **SCHEDULES[system])
     else:
         spec = TrainingSpec(preset="fast" if system.endswith("-fast") else "default", seed=seed)
+    return fit_and_score({"train": train}, spec, ["y"], test)
+
+
+def fit_and_score(inputs: dict[str, pd.DataFrame], spec: TrainingSpec, targets: list[str], test: pd.DataFrame) -> dict:
+    """Train ``spec`` on the ``inputs`` tables (each one CSV input, by name) and score target ``y`` on ``test``."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "train.csv"
-        train.to_csv(path, index=False)
-        job = prepare_training(str(path), spec, ["y"])
+        paths = []
+        for name, frame in inputs.items():
+            paths.append(str(Path(tmp) / f"{name}.csv"))
+            frame.to_csv(paths[-1], index=False)
+        job = prepare_training(paths if len(paths) > 1 else paths[0], spec, targets)
         start = time.perf_counter()
         model = fit_spec(
             job.data, job.targets, job.spec, job.plan.network_descriptors, units=job.units, tasks=job.tasks
@@ -184,7 +191,7 @@ def run_system(system: str, train: pd.DataFrame, test: pd.DataFrame, base: str |
         seconds = time.perf_counter() - start
     result = predict_part(model, smiles_chunk(test.smiles.tolist()))
     pred = np.full(len(test), np.nan)
-    pred[result.graph_row] = result.mean[:, 0]
+    pred[result.graph_row] = result.mean[:, model.target_names.index("y")]
     return score(pred, test, seconds)
 
 
@@ -207,21 +214,8 @@ def run_joint(train: pd.DataFrame, test: pd.DataFrame, seed: int) -> dict:
     """The reference fine-tuning should approach: the base's rows and the assay's trained
     together from scratch in one run (several inputs, the base's recipe), scored on the assay."""
     rows = base_rows()
-    with tempfile.TemporaryDirectory() as tmp:
-        inputs = [Path(tmp) / "base.csv", Path(tmp) / "assay.csv"]
-        rows.to_csv(inputs[0], index=False)
-        train.to_csv(inputs[1], index=False)
-        targets = [*rows.columns[1:], "y"]
-        job = prepare_training([str(p) for p in inputs], TrainingSpec(seed=seed, **BASE_OPTIONS), targets)
-        start = time.perf_counter()
-        model = fit_spec(
-            job.data, job.targets, job.spec, job.plan.network_descriptors, units=job.units, tasks=job.tasks
-        )
-        seconds = time.perf_counter() - start
-    result = predict_part(model, smiles_chunk(test.smiles.tolist()))
-    pred = np.full(len(test), np.nan)
-    pred[result.graph_row] = result.mean[:, model.target_names.index("y")]
-    return score(pred, test, seconds)
+    spec = TrainingSpec(seed=seed, **BASE_OPTIONS)
+    return fit_and_score({"base": rows, "assay": train}, spec, [*rows.columns[1:], "y"], test)
 
 
 def score(pred: np.ndarray, test: pd.DataFrame, seconds: float) -> dict:
